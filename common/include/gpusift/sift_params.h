@@ -1,0 +1,42 @@
+// SIFT parameters with OpenCV's names and defaults.
+#pragma once
+
+#include <string>
+
+namespace gpusift {
+
+enum class DescriptorFormat {
+  kNone,      // keypoints only
+  kFloat,     // unit L2 norm after the 0.2 clamp (OpenCV's float output is this times 512, rounded)
+  kUint8,     // OpenCV's bytes: saturate(unit * 512)
+  kRootSift,  // sqrt of the L1-normalised descriptor (Arandjelovic & Zisserman 2012)
+};
+
+const char* descriptor_format_name(DescriptorFormat format);
+// Accepts "none", "float", "uint8", "rootsift"; returns false for anything else.
+bool parse_descriptor_format(const std::string& text, DescriptorFormat* format);
+
+inline constexpr int kSiftDescriptorSize = 128;
+// Frames past these are refused before any allocation: the pyramid of a larger frame would not
+// fit the memory of the machines gpusift targets.
+inline constexpr int kMaxFrameSide = 16384;
+inline constexpr long long kMaxFramePixels = 16384LL * 16384LL;
+inline constexpr int kMaxOctaveLayers = 8;
+
+struct SiftParams {
+  int nfeatures = 0;  // keep the strongest N by response; 0 keeps all
+  int n_octave_layers = 3;
+  float contrast_threshold = 0.04f;
+  float edge_threshold = 10.f;
+  float sigma = 1.6f;
+  // OpenCV doubles the image for its first octave; on by default so that defaults give parity.
+  bool upscale = true;
+  DescriptorFormat descriptor = DescriptorFormat::kFloat;
+  // Capacity of the keypoint list; past it the strongest are kept and the overflow is reported.
+  int max_keypoints = 65536;
+};
+
+// Throws gpusift::Error(kInvalidArgument) naming the first bad field.
+void validate(const SiftParams& params);
+
+}  // namespace gpusift

@@ -1,0 +1,46 @@
+// The CPU backend against cv::SIFT with defaults, keypoint for keypoint, on real images.
+#include <gtest/gtest.h>
+
+#include <opencv2/features2d.hpp>
+
+#include "feature_agreement.h"
+#include "gpusift/cpu_sift.h"
+#include "test_images.h"
+
+namespace gpusift::testing {
+namespace {
+
+class CpuVersusOpenCv : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CpuVersusOpenCv, KeypointsAndDescriptorsAgree) {
+  const cv::Mat gray = load_gray(GetParam());
+  ASSERT_FALSE(gray.empty());
+
+  std::vector<cv::KeyPoint> reference;
+  cv::Mat reference_descriptors;
+  cv::SIFT::create()->detectAndCompute(gray, cv::noArray(), reference, reference_descriptors);
+
+  CpuSiftExtractor extractor{SiftParams{}};
+  const Features ours = extractor.extract(gray.data, gray.step, gray.cols, gray.rows);
+
+  const Agreement a = compare_features(reference, reference_descriptors, to_cv_keypoints(ours),
+                                       to_cv_descriptors(ours));
+  RecordProperty("recall", std::to_string(a.recall));
+  RecordProperty("precision", std::to_string(a.precision));
+  RecordProperty("median_descriptor_l2", std::to_string(a.median_descriptor_distance));
+  std::printf("%-14s opencv %5d ours %5d recall %.4f precision %.4f descriptor L2 %.4f\n",
+              GetParam().c_str(), a.reference_count, a.candidate_count, a.recall, a.precision,
+              a.median_descriptor_distance);
+  ASSERT_GT(a.reference_count, 100);
+  EXPECT_GE(a.recall, 0.95);
+  EXPECT_GE(a.precision, 0.95);
+  EXPECT_LE(a.median_descriptor_distance, 0.05);
+}
+
+INSTANTIATE_TEST_SUITE_P(RealImages, CpuVersusOpenCv, ::testing::ValuesIn(parity_image_names()),
+                         [](const auto& info) {
+                           return info.param.substr(0, info.param.find('.'));
+                         });
+
+}  // namespace
+}  // namespace gpusift::testing
