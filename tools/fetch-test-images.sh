@@ -7,7 +7,9 @@ dest=${1:-$repo/tests/data}
 images=(astronaut.png coffee.png chelsea.png camera.png brick.png grass.png gravel.png coins.png)
 
 have_all=true
-for image in "${images[@]}"; do [ -s "$dest/$image" ] || have_all=false; done
+for image in "${images[@]}"; do
+  [ -s "$dest/$image" ] && [ -s "$dest/${image%.png}.pnm" ] || have_all=false
+done
 $have_all && exit 0
 
 work=$(mktemp -d)
@@ -17,5 +19,10 @@ trap 'rm -rf "$work"' EXIT
 dpkg -x "$work"/python3-skimage_*.deb "$work/unpacked"
 source_dir=$(dirname "$(find "$work/unpacked" -path '*skimage/data/astronaut.png' | head -n 1)")
 mkdir -p "$dest"
-for image in "${images[@]}"; do cp "$source_dir/$image" "$dest/$image"; done
+for image in "${images[@]}"; do
+  cp "$source_dir/$image" "$dest/$image"
+  # PNM copies let the test suites read images without OpenCV's imgcodecs and its large
+  # dependency tree, which a GPU host without those libraries would otherwise need.
+  pngtopnm -quiet "$source_dir/$image" >"$dest/${image%.png}.pnm"
+done
 echo "test images in $dest"

@@ -25,33 +25,11 @@ void gray8_to_float(const uint8_t* gray, size_t pitch_bytes, const FloatImage& d
 }
 
 void upscale_2x(const FloatImage& src, const FloatImage& dst) {
-  const int w = src.width, h = src.height;
-#pragma omp parallel
-  {
-    std::vector<float> upper(dst.width), lower(dst.width);
-    auto widen = [&](const float* in, float* out) {
-      for (int x = 0; x < w; ++x) {
-        const float left = in[x > 0 ? x - 1 : 0], right = in[x + 1 < w ? x + 1 : w - 1];
-        out[2 * x] = x > 0 ? left * 0.25f + in[x] * 0.75f : in[x];
-        out[2 * x + 1] = x + 1 < w ? in[x] * 0.75f + right * 0.25f : in[x];
-      }
-    };
-#pragma omp for schedule(static)
-    for (int y = 0; y < dst.height; ++y) {
-      // Output row y samples source row y/2 - 0.25: rows (y-1)/2 and (y+1)/2, clamped.
-      const int near = y / 2;
-      const int far = (y % 2 == 0) ? near - 1 : near + 1;
-      float* out = dst.row(y);
-      if (far < 0 || far >= h) {
-        widen(src.row(near), out);
-        continue;
-      }
-      widen(src.row(y % 2 == 0 ? far : near), upper.data());
-      widen(src.row(y % 2 == 0 ? near : far), lower.data());
-      const float top_weight = y % 2 == 0 ? 0.25f : 0.75f;
-      for (int x = 0; x < dst.width; ++x)
-        out[x] = upper[x] * top_weight + lower[x] * (1.f - top_weight);
-    }
+  const FloatImageView view{src.data, src.width, src.height, src.stride};
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < dst.height; ++y) {
+    float* out = dst.row(y);
+    for (int x = 0; x < dst.width; ++x) out[x] = upscaled_pixel(view, y, x);
   }
 }
 

@@ -84,10 +84,11 @@ void CpuSiftExtractor::State::layout_for(int width, int height) {
     gaussian_total += oct.plane() * levels();
     dog_total += oct.plane() * dog_levels(params.n_octave_layers);
   }
-  input.assign(static_cast<size_t>(width) * height, 0.f);
-  enlarged.assign(params.upscale ? static_cast<size_t>(base_w) * base_h : 0, 0.f);
-  gaussian.assign(gaussian_total, 0.f);
-  dog.assign(dog_total, 0.f);
+  // Fresh vectors rather than assign(): a smaller frame gives the larger one's memory back.
+  input = std::vector<float>(static_cast<size_t>(width) * height);
+  enlarged = std::vector<float>(params.upscale ? static_cast<size_t>(base_w) * base_h : 0);
+  gaussian = std::vector<float>(gaussian_total);
+  dog = std::vector<float>(dog_total);
   frame_width = width;
   frame_height = height;
 }
@@ -117,6 +118,9 @@ void CpuSiftExtractor::State::build_pyramid(const uint8_t* gray, size_t pitch_by
 }
 
 void CpuSiftExtractor::State::detect() {
+  // The application may have raised the OpenMP thread count since construction.
+  if (per_thread.size() < static_cast<size_t>(omp_get_max_threads()))
+    per_thread.resize(omp_get_max_threads());
   for (auto& list : per_thread) list.clear();
   const float threshold =
       extremum_prethreshold(params.contrast_threshold, params.n_octave_layers);
@@ -225,7 +229,7 @@ CpuSiftExtractor::~CpuSiftExtractor() = default;
 
 void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width, int height,
                                Features* out) {
-  *out = Features{};
+  out->clear();
   check_frame(gray, pitch_bytes, width, height, 1);
   State& s = *state_;
   try {
@@ -239,11 +243,11 @@ void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int widt
       retain_strongest(&s.keypoints, s.params.max_keypoints);
       out->overflowed = true;
     }
-    out->keypoints = s.keypoints;
+    out->keypoints.assign(s.keypoints.begin(), s.keypoints.end());
     s.describe(out);
   } catch (const std::bad_alloc&) {
     s.frame_width = s.frame_height = 0;
-    *out = Features{};
+    out->clear();
     throw Error(ErrorCode::kOutOfMemory, "out of host memory for a " + std::to_string(width) +
                                              "x" + std::to_string(height) + " frame");
   }

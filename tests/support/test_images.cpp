@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <opencv2/imgcodecs.hpp>
+#include <cstdlib>
+
 #include <opencv2/imgproc.hpp>
+
+#include "pnm_reader.h"
 
 #ifndef GPUSIFT_TEST_DATA_DIR
 #error "GPUSIFT_TEST_DATA_DIR must name the folder of the test images"
@@ -17,13 +20,24 @@ const std::vector<std::string>& parity_image_names() {
   return names;
 }
 
-cv::Mat load_gray(const std::string& name) {
-  const std::string path = std::string(GPUSIFT_TEST_DATA_DIR) + "/" + name;
-  cv::Mat gray = cv::imread(path, cv::IMREAD_GRAYSCALE);
-  if (gray.empty())
+std::string test_data_path(const std::string& name) {
+  const char* override_dir = std::getenv("GPUSIFT_TEST_DATA_DIR");
+  return std::string(override_dir ? override_dir : GPUSIFT_TEST_DATA_DIR) + "/" + name;
+}
+
+cv::Mat load_bgr(const std::string& name) {
+  const std::string path = test_data_path(name.substr(0, name.rfind('.')) + ".pnm");
+  cv::Mat image = read_pnm(path);
+  if (image.empty())
     ADD_FAILURE() << "test image " << path
                   << " is missing: run tools/fetch-test-images.sh (the README's setup does)";
-  return gray;
+  return image;
+}
+
+cv::Mat load_gray(const std::string& name) {
+  cv::Mat image = load_bgr(name);
+  if (image.channels() == 3) cv::cvtColor(image, image, cv::COLOR_BGR2GRAY);
+  return image;
 }
 
 cv::Mat resized(const cv::Mat& gray, int width, int height) {

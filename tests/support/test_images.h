@@ -10,7 +10,15 @@ namespace gpusift::testing {
 // The five images the parity suites run on.
 const std::vector<std::string>& parity_image_names();
 
-// Loads tests/data/<name> as GRAY8; fails the current test (ADD_FAILURE) and returns an empty
+// tests/data/<name>, or $GPUSIFT_TEST_DATA_DIR/<name> when that is set (a build carried to
+// another machine, where the configured source path does not exist).
+std::string test_data_path(const std::string& name);
+
+// Loads tests/data/<name> (its .pnm copy, whatever extension is given) in BGR order, or GRAY8
+// for gray images; ADD_FAILURE and an empty Mat when missing.
+cv::Mat load_bgr(const std::string& name);
+
+// Loads tests/data/<name> as GRAY8 (OpenCV's BGR-to-gray conversion); fails the current test (ADD_FAILURE) and returns an empty
 // Mat when the file is missing, so a machine without the data cannot pass vacuously.
 cv::Mat load_gray(const std::string& name);
 

@@ -20,6 +20,17 @@ struct Features {
   int detected_count = 0;
   bool overflowed = false;
 
+  // Empties the result but keeps the vectors' storage for the next frame.
+  void clear() {
+    keypoints.clear();
+    float_descriptors.clear();
+    byte_descriptors.clear();
+    descriptor_format = DescriptorFormat::kNone;
+    descriptor_size = 0;
+    detected_count = 0;
+    overflowed = false;
+  }
+
   int descriptor_row_count() const {
     if (descriptor_size == 0) return 0;
     const size_t values =

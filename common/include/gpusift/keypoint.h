@@ -3,6 +3,8 @@
 
 #include <cstdint>
 
+#include "gpusift/hostdevice.h"
+
 namespace gpusift {
 
 struct Keypoint {
@@ -22,7 +24,7 @@ struct UnpackedOctave {
   float scale;  // multiplies base-image coordinates into octave coordinates
 };
 
-inline UnpackedOctave unpack_octave(int32_t packed) {
+GPUSIFT_HD UnpackedOctave unpack_octave(int32_t packed) {
   UnpackedOctave u;
   u.octave = static_cast<int8_t>(packed & 255);
   u.layer = (packed >> 8) & 255;

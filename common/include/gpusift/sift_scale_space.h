@@ -2,6 +2,7 @@
 #pragma once
 
 #include "gpusift/hostdevice.h"
+#include "gpusift/image_view.h"
 
 namespace gpusift {
 
@@ -62,6 +63,25 @@ GPUSIFT_HD int reflect101(int i, int n) {
     if (i >= n) i = 2 * (n - 1) - i;
   }
   return i;
+}
+
+// cv::resize (linear) to exactly twice the size: output (y, x) samples the source at
+// (y / 2 - 0.25, x / 2 - 0.25), replicating the edges; horizontal pass first, as OpenCV.
+GPUSIFT_HD float upscaled_row_sample(const FloatImageView& src, int row, int x) {
+  const float* in = src.data + static_cast<ptrdiff_t>(row) * src.stride;
+  const int sx = x / 2;
+  if (x % 2 == 0) return sx > 0 ? in[sx - 1] * 0.25f + in[sx] * 0.75f : in[sx];
+  return sx + 1 < src.width ? in[sx] * 0.75f + in[sx + 1] * 0.25f : in[sx];
+}
+
+GPUSIFT_HD float upscaled_pixel(const FloatImageView& src, int y, int x) {
+  const int near = y / 2;
+  const int far = y % 2 == 0 ? near - 1 : near + 1;
+  if (far < 0 || far >= src.height) return upscaled_row_sample(src, near, x);
+  const int upper = y % 2 == 0 ? far : near;
+  const float top_weight = y % 2 == 0 ? 0.25f : 0.75f;
+  return upscaled_row_sample(src, upper, x) * top_weight +
+         upscaled_row_sample(src, upper + 1, x) * (1.f - top_weight);
 }
 
 }  // namespace gpusift

@@ -1,0 +1,68 @@
+#include "cuda_check.h"
+#include "feature_kernels.h"
+
+namespace gpusift::cuda {
+
+namespace {
+
+constexpr int kTileWidth = 32;
+constexpr int kTileHeight = 8;
+
+// Blocks of one launch enumerate octave, then layer, then tile of the octave's interior.
+struct DetectGrid {
+  int first_block[kMaxOctaves + 1];
+  int tiles_x[kMaxOctaves];
+  int tiles_per_layer[kMaxOctaves];
+};
+
+__device__ uint64_t location_key(int octave, int layer, int row, int col) {
+  return (static_cast<uint64_t>(octave) << 36) | (static_cast<uint64_t>(layer) << 32) |
+         (static_cast<uint64_t>(row) << 16) | static_cast<uint64_t>(col);
+}
+
+__global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettings refine,
+                              float threshold, CandidateList out) {
+  int octave = 0;
+  while (octave + 1 < octaves.count && static_cast<int>(blockIdx.x) >= grid.first_block[octave + 1])
+    ++octave;
+  const int local = blockIdx.x - grid.first_block[octave];
+  const int layer = 1 + local / grid.tiles_per_layer[octave];
+  const int tile = local % grid.tiles_per_layer[octave];
+  const LayerStackView& dog = octaves.dog[octave];
+  const int col = kSiftImageBorder + (tile % grid.tiles_x[octave]) * kTileWidth + threadIdx.x;
+  const int row = kSiftImageBorder + (tile / grid.tiles_x[octave]) * kTileHeight + threadIdx.y;
+  if (col >= dog.width - kSiftImageBorder || row >= dog.height - kSiftImageBorder) return;
+  if (!is_scale_space_extremum(dog, layer, row, col, threshold)) return;
+  RefinedExtremum extremum;
+  if (!refine_extremum(dog, octave, layer, row, col, refine, &extremum)) return;
+  const int slot = atomicAdd(out.count, 1);
+  if (slot >= out.capacity) return;
+  out.items[slot] = Candidate{extremum.keypoint, octave, extremum.layer, extremum.row,
+                              extremum.col};
+  out.keys[slot] = location_key(octave, extremum.layer, extremum.row, extremum.col);
+  out.indices[slot] = slot;
+}
+
+}  // namespace
+
+void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, float threshold,
+                    const CandidateList& out, cudaStream_t stream) {
+  DetectGrid grid{};
+  int blocks = 0;
+  for (int o = 0; o < octaves.count; ++o) {
+    grid.first_block[o] = blocks;
+    const int inner_w = octaves.dog[o].width - 2 * kSiftImageBorder;
+    const int inner_h = octaves.dog[o].height - 2 * kSiftImageBorder;
+    grid.tiles_x[o] = inner_w > 0 ? (inner_w + kTileWidth - 1) / kTileWidth : 0;
+    const int tiles_y = inner_h > 0 ? (inner_h + kTileHeight - 1) / kTileHeight : 0;
+    grid.tiles_per_layer[o] = grid.tiles_x[o] * tiles_y;
+    blocks += grid.tiles_per_layer[o] * refine.n_octave_layers;
+  }
+  grid.first_block[octaves.count] = blocks;
+  if (blocks == 0) return;
+  detect_kernel<<<blocks, dim3(kTileWidth, kTileHeight), 0, stream>>>(octaves, grid, refine,
+                                                                       threshold, out);
+  check_launch("detect_kernel");
+}
+
+}  // namespace gpusift::cuda

@@ -1,0 +1,162 @@
+#include <cstdint>
+#include <vector>
+
+#include "cuda_check.h"
+#include "gpusift/color.h"
+#include "pyramid_kernels.h"
+
+namespace gpusift::cuda {
+
+namespace {
+
+constexpr int kRowTile = 128;   // outputs per block along a row
+constexpr int kRowsPerBlock = 4;
+constexpr int kColumnTileWidth = 32;
+constexpr int kColumnTileHeight = 32;
+constexpr int kColumnThreadsY = 8;
+
+__device__ float* row_of(const DeviceImage& image, int y) {
+  return image.data + static_cast<ptrdiff_t>(y) * image.stride;
+}
+
+__device__ float gray_of(const uint8_t* px, PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kGray8:
+      return px[0];
+    case PixelFormat::kRgb8:
+    case PixelFormat::kRgba8:
+    case PixelFormat::kRgbx8:
+      return rgb_to_gray8(px[0], px[1], px[2]);
+    case PixelFormat::kBgr8:
+    case PixelFormat::kBgra8:
+    case PixelFormat::kBgrx8:
+      return rgb_to_gray8(px[2], px[1], px[0]);
+  }
+  return 0.f;
+}
+
+__global__ void convert_kernel(const uint8_t* frame, size_t pitch, PixelFormat format, int bpp,
+                               DeviceImage dst) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= dst.width || y >= dst.height) return;
+  row_of(dst, y)[x] = gray_of(frame + y * pitch + static_cast<size_t>(x) * bpp, format);
+}
+
+__global__ void upscale_kernel(DeviceImage src, DeviceImage dst) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= dst.width || y >= dst.height) return;
+  const FloatImageView view{src.data, src.width, src.height, src.stride};
+  row_of(dst, y)[x] = upscaled_pixel(view, y, x);
+}
+
+__global__ void decimate_kernel(DeviceImage src, DeviceImage dst) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= dst.width || y >= dst.height) return;
+  row_of(dst, y)[x] = row_of(src, 2 * y)[2 * x];
+}
+
+__global__ void blur_rows_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps) {
+  extern __shared__ float tile[];  // kRowsPerBlock rows of kRowTile + 2 radius
+  const int r = taps.radius;
+  const int span = kRowTile + 2 * r;
+  const int y = blockIdx.y * kRowsPerBlock + threadIdx.y;
+  const int x0 = blockIdx.x * kRowTile;
+  float* line = tile + threadIdx.y * span;
+  if (y < src.height) {
+    const float* in = row_of(src, y);
+    for (int i = threadIdx.x; i < span; i += blockDim.x)
+      line[i] = in[reflect101(x0 + i - r, src.width)];
+  }
+  __syncthreads();
+  const int x = x0 + threadIdx.x;
+  if (y >= src.height || x >= src.width) return;
+  const float* centre = line + threadIdx.x + r;
+  float acc = taps.taps[0] * centre[0];
+  for (int k = 1; k <= r; ++k) acc += taps.taps[k] * (centre[-k] + centre[k]);
+  row_of(dst, y)[x] = acc;
+}
+
+__global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps,
+                                    DeviceImage previous, DeviceImage dog) {
+  extern __shared__ float tile[];  // (kColumnTileHeight + 2 radius) rows of kColumnTileWidth
+  const int r = taps.radius;
+  const int x = blockIdx.x * kColumnTileWidth + threadIdx.x;
+  const int y0 = blockIdx.y * kColumnTileHeight;
+  const int span = kColumnTileHeight + 2 * r;
+  if (x < src.width) {
+    for (int i = threadIdx.y; i < span; i += blockDim.y)
+      tile[i * kColumnTileWidth + threadIdx.x] = row_of(src, reflect101(y0 + i - r, src.height))[x];
+  }
+  __syncthreads();
+  if (x >= src.width) return;
+  for (int oy = threadIdx.y; oy < kColumnTileHeight; oy += blockDim.y) {
+    const int y = y0 + oy;
+    if (y >= src.height) return;
+    const float* centre = tile + (oy + r) * kColumnTileWidth + threadIdx.x;
+    float acc = taps.taps[0] * centre[0];
+    for (int k = 1; k <= r; ++k)
+      acc += taps.taps[k] * (centre[-k * kColumnTileWidth] + centre[k * kColumnTileWidth]);
+    row_of(dst, y)[x] = acc;
+    if (dog.data) row_of(dog, y)[x] = acc - row_of(previous, y)[x];
+  }
+}
+
+dim3 pixel_grid(int width, int height, dim3 block) {
+  return dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
+}
+
+}  // namespace
+
+GaussianTaps make_gaussian_taps(float sigma) {
+  GaussianTaps t{};
+  t.radius = gaussian_radius(sigma);
+  std::vector<float> full(2 * t.radius + 1);
+  gaussian_taps(sigma, t.radius, full.data());
+  for (int k = 0; k <= t.radius; ++k) t.taps[k] = full[t.radius + k];
+  return t;
+}
+
+void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,
+                      const DeviceImage& dst, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  convert_kernel<<<pixel_grid(dst.width, dst.height, block), block, 0, stream>>>(
+      static_cast<const uint8_t*>(frame), pitch_bytes, format, bytes_per_pixel(format), dst);
+  check_launch("convert_kernel");
+}
+
+void upscale_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  upscale_kernel<<<pixel_grid(dst.width, dst.height, block), block, 0, stream>>>(src, dst);
+  check_launch("upscale_kernel");
+}
+
+void decimate_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t stream) {
+  const dim3 block(32, 8);
+  decimate_kernel<<<pixel_grid(dst.width, dst.height, block), block, 0, stream>>>(src, dst);
+  check_launch("decimate_kernel");
+}
+
+void gaussian_blur(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
+                   const GaussianTaps& taps, const DeviceImage* dog, cudaStream_t stream) {
+  const dim3 row_block(kRowTile, kRowsPerBlock);
+  const dim3 row_grid((src.width + kRowTile - 1) / kRowTile,
+                      (src.height + kRowsPerBlock - 1) / kRowsPerBlock);
+  const size_t row_shared = sizeof(float) * kRowsPerBlock * (kRowTile + 2 * taps.radius);
+  blur_rows_kernel<<<row_grid, row_block, row_shared, stream>>>(src, scratch, taps);
+  check_launch("blur_rows_kernel");
+
+  const dim3 column_block(kColumnTileWidth, kColumnThreadsY);
+  const dim3 column_grid((src.width + kColumnTileWidth - 1) / kColumnTileWidth,
+                         (src.height + kColumnTileHeight - 1) / kColumnTileHeight);
+  const size_t column_shared =
+      sizeof(float) * kColumnTileWidth * (kColumnTileHeight + 2 * taps.radius);
+  const DeviceImage no_image{nullptr, 0, 0, 0};
+  blur_columns_kernel<<<column_grid, column_block, column_shared, stream>>>(
+      scratch, dst, taps, dog ? src : no_image, dog ? *dog : no_image);
+  check_launch("blur_columns_kernel");
+}
+
+}  // namespace gpusift::cuda

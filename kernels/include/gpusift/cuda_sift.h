@@ -1,0 +1,103 @@
+// The CUDA backend: the SIFT pipeline of common/ on an NVIDIA GPU, built for video.
+//
+// An extractor owns every device buffer and its pinned host buffers; they are sized on the first
+// frame and reused for every later frame of that size, and re-created when the size changes.
+// It never selects a device, never uses the default stream and never synchronises the device:
+// create and use it with its device current (gst_cuda_context_push, cudaSetDevice by the caller)
+// and pass the stream to run on. Instances share nothing, so several extractors on several
+// streams or GPUs run concurrently. One call at a time per instance.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "gpusift/features.h"
+#include "gpusift/keypoint.h"
+#include "gpusift/sift_params.h"
+
+struct CUstream_st;
+
+namespace gpusift {
+
+using CudaStream = CUstream_st*;
+
+enum class PixelFormat { kGray8, kRgb8, kBgr8, kRgba8, kBgra8, kRgbx8, kBgrx8 };
+enum class MemoryKind { kHost, kDevice };
+
+int bytes_per_pixel(PixelFormat format);
+
+// A frame to read: host memory (pinned or pageable) or device memory of the extractor's device.
+// For YUV frames pass the luma plane as kGray8.
+struct FrameView {
+  const void* data;
+  size_t pitch_bytes;
+  int width;
+  int height;
+  PixelFormat format;
+  MemoryKind memory;
+};
+
+// Results of the last frame, still on the device; valid until the next enqueue.
+struct DeviceFeatures {
+  const Keypoint* keypoints;
+  const void* descriptors;  // count rows of descriptor_size floats, or bytes for kUint8
+  int count;
+  int descriptor_size;
+  DescriptorFormat descriptor_format;
+};
+
+class CudaSiftExtractor {
+ public:
+  // device_id must be the current device (-1: take the current one). Throws gpusift::Error:
+  // kNoDevice without a usable device, kInvalidArgument for bad parameters.
+  CudaSiftExtractor(const SiftParams& params, int device_id = -1);
+  ~CudaSiftExtractor();
+  CudaSiftExtractor(const CudaSiftExtractor&) = delete;
+  CudaSiftExtractor& operator=(const CudaSiftExtractor&) = delete;
+
+  // Runs the whole pipeline for one frame on `stream` and fills `out` (storage reused).
+  // Waits only for this stream. Throws gpusift::Error: kInvalidArgument / kFrameTooLarge for a
+  // bad frame, kOutOfMemory when device or pinned memory runs out, kDeviceFailure for any other
+  // CUDA error; `out` is then empty and the extractor usable for the next frame.
+  void extract(const FrameView& frame, CudaStream stream, Features* out);
+
+  DeviceFeatures device_features() const;
+  const SiftParams& params() const;
+  int device_id() const;
+  size_t reserved_device_bytes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+// The convenience layer for callers without their own CUDA context management (CLI, tests):
+// makes a device current for the lifetime of the object, restoring the previous one after.
+class ScopedCudaDevice {
+ public:
+  explicit ScopedCudaDevice(int device_id);  // -1: device 0; throws kNoDevice
+  ~ScopedCudaDevice();
+  ScopedCudaDevice(const ScopedCudaDevice&) = delete;
+  ScopedCudaDevice& operator=(const ScopedCudaDevice&) = delete;
+  int id() const { return id_; }
+
+ private:
+  int id_;
+  int previous_;
+};
+
+// A non-blocking stream owned by the caller's code.
+class OwnedCudaStream {
+ public:
+  explicit OwnedCudaStream(const ScopedCudaDevice& device);
+  ~OwnedCudaStream();
+  OwnedCudaStream(const OwnedCudaStream&) = delete;
+  OwnedCudaStream& operator=(const OwnedCudaStream&) = delete;
+  CudaStream get() const { return stream_; }
+
+ private:
+  CudaStream stream_;
+};
+
+}  // namespace gpusift

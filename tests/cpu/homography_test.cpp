@@ -1,0 +1,93 @@
+// Matching against ground truth: a real image and its copy rotated by 30 degrees and scaled by
+// 0.8 about the centre. Correct matches (reprojection error under 3 px) of the CPU backend must
+// be at least 95 % of cv::SIFT's.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "feature_agreement.h"
+#include "gpusift/cpu_sift.h"
+#include "test_images.h"
+
+namespace gpusift::testing {
+namespace {
+
+constexpr double kRotationDegrees = 30;
+constexpr double kScale = 0.8;
+constexpr float kLoweRatio = 0.8f;
+constexpr double kMaxReprojectionError = 3;
+constexpr int kMinCorrectMatches = 100;
+constexpr double kMinShareOfOpenCv = 0.95;
+
+struct FeatureSet {
+  std::vector<cv::KeyPoint> keypoints;
+  cv::Mat descriptors;
+};
+
+FeatureSet opencv_features(const cv::Mat& gray) {
+  FeatureSet f;
+  cv::SIFT::create()->detectAndCompute(gray, cv::noArray(), f.keypoints, f.descriptors);
+  return f;
+}
+
+FeatureSet our_features(const cv::Mat& gray) {
+  CpuSiftExtractor extractor{SiftParams{}};
+  const Features features = extractor.extract(gray.data, gray.step, gray.cols, gray.rows);
+  return {to_cv_keypoints(features), to_cv_descriptors(features)};
+}
+
+// Matches passing Lowe's ratio test whose original keypoint, moved by the known transform,
+// lands within kMaxReprojectionError of its match in the warped image.
+int correct_matches(const FeatureSet& original, const FeatureSet& warped,
+                    const cv::Matx23d& transform) {
+  std::vector<std::vector<cv::DMatch>> candidates;
+  cv::BFMatcher(cv::NORM_L2).knnMatch(original.descriptors, warped.descriptors, candidates, 2);
+  int correct = 0;
+  for (const auto& pair : candidates) {
+    if (pair.size() < 2 || pair[0].distance >= kLoweRatio * pair[1].distance)
+      continue;
+    const cv::Point2f from = original.keypoints[pair[0].queryIdx].pt;
+    const cv::Point2f to = warped.keypoints[pair[0].trainIdx].pt;
+    const cv::Vec3d p(from.x, from.y, 1.0);
+    const cv::Vec2d expected = transform * p;
+    if (std::hypot(expected[0] - to.x, expected[1] - to.y) < kMaxReprojectionError)
+      ++correct;
+  }
+  return correct;
+}
+
+class RotatedAndScaled : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RotatedAndScaled, CorrectMatchesComparableToOpenCv) {
+  const cv::Mat gray = load_gray(GetParam());
+  ASSERT_FALSE(gray.empty());
+  const cv::Point2f centre((gray.cols - 1) * 0.5f, (gray.rows - 1) * 0.5f);
+  const cv::Matx23d transform = cv::getRotationMatrix2D(centre, kRotationDegrees, kScale);
+  cv::Mat warped;
+  cv::warpAffine(gray, warped, cv::Mat(transform), gray.size(), cv::INTER_LINEAR);
+
+  const int opencv_correct =
+      correct_matches(opencv_features(gray), opencv_features(warped), transform);
+  const int our_correct = correct_matches(our_features(gray), our_features(warped), transform);
+  std::printf("%-14s correct matches: opencv %4d ours %4d (%.3f)\n", GetParam().c_str(),
+              opencv_correct, our_correct, static_cast<double>(our_correct) / opencv_correct);
+  RecordProperty("opencv_correct_matches", opencv_correct);
+  RecordProperty("our_correct_matches", our_correct);
+
+  EXPECT_GT(opencv_correct, kMinCorrectMatches);
+  EXPECT_GT(our_correct, kMinCorrectMatches);
+  EXPECT_GE(our_correct, kMinShareOfOpenCv * opencv_correct);
+}
+
+INSTANTIATE_TEST_SUITE_P(RealImages, RotatedAndScaled,
+                         ::testing::Values("astronaut.png", "chelsea.png", "coffee.png",
+                                           "brick.png"),
+                         [](const auto& info) {
+                           return info.param.substr(0, info.param.find('.'));
+                         });
+
+}  // namespace
+}  // namespace gpusift::testing

@@ -1,0 +1,74 @@
+// The CUDA backend against the CPU oracle and against cv::SIFT on real images.
+#include <opencv2/features2d.hpp>
+
+#include "feature_agreement.h"
+#include "gpu_fixture.h"
+#include "gpusift/cpu_sift.h"
+#include "test_images.h"
+
+namespace gpusift::testing {
+namespace {
+
+struct ParityCase {
+  std::string image;
+  bool upscale;
+};
+
+class CudaParity : public CudaTest, public ::testing::WithParamInterface<ParityCase> {};
+
+TEST_P(CudaParity, MatchesCpuBackend) {
+  const cv::Mat gray = load_gray(GetParam().image);
+  ASSERT_FALSE(gray.empty());
+  SiftParams params;
+  params.upscale = GetParam().upscale;
+  CpuSiftExtractor cpu(params);
+  CudaSiftExtractor gpu(params);
+  const Features reference = cpu.extract(gray.data, gray.step, gray.cols, gray.rows);
+  const Features ours = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
+  const Agreement a = compare_features(to_cv_keypoints(reference), to_cv_descriptors(reference),
+                                       to_cv_keypoints(ours), to_cv_descriptors(ours));
+  std::printf("%-14s upscale %d cpu %5d cuda %5d recall %.4f precision %.4f descriptor L2 %.5f\n",
+              GetParam().image.c_str(), GetParam().upscale, a.reference_count, a.candidate_count,
+              a.recall, a.precision, a.median_descriptor_distance);
+  ASSERT_GT(a.reference_count, 50);
+  EXPECT_GE(a.recall, 0.98);
+  EXPECT_GE(a.precision, 0.98);
+  EXPECT_LE(a.median_descriptor_distance, 0.02);
+}
+
+TEST_P(CudaParity, MatchesOpenCv) {
+  if (!GetParam().upscale) GTEST_SKIP() << "cv::SIFT always doubles the image";
+  const cv::Mat gray = load_gray(GetParam().image);
+  ASSERT_FALSE(gray.empty());
+  std::vector<cv::KeyPoint> reference;
+  cv::Mat reference_descriptors;
+  cv::SIFT::create()->detectAndCompute(gray, cv::noArray(), reference, reference_descriptors);
+  CudaSiftExtractor gpu{SiftParams{}};
+  const Features ours = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
+  const Agreement a = compare_features(reference, reference_descriptors, to_cv_keypoints(ours),
+                                       to_cv_descriptors(ours));
+  std::printf("%-14s opencv %5d cuda %5d recall %.4f precision %.4f descriptor L2 %.5f\n",
+              GetParam().image.c_str(), a.reference_count, a.candidate_count, a.recall,
+              a.precision, a.median_descriptor_distance);
+  ASSERT_GT(a.reference_count, 100);
+  EXPECT_GE(a.recall, 0.95);
+  EXPECT_GE(a.precision, 0.95);
+  EXPECT_LE(a.median_descriptor_distance, 0.05);
+}
+
+std::vector<ParityCase> parity_cases() {
+  std::vector<ParityCase> cases;
+  for (const std::string& name : parity_image_names())
+    for (bool upscale : {true, false}) cases.push_back({name, upscale});
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(RealImages, CudaParity, ::testing::ValuesIn(parity_cases()),
+                         [](const auto& info) {
+                           const std::string& name = info.param.image;
+                           return name.substr(0, name.find('.')) +
+                                  (info.param.upscale ? "_upscaled" : "_native");
+                         });
+
+}  // namespace
+}  // namespace gpusift::testing

@@ -1,0 +1,172 @@
+// gpusift-bench-cuda: the CUDA backend per frame size, from pinned host GRAY8 (upload included)
+// and from device memory, beside OpenCV's SIFT on the CPU in the same process.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <cstring>
+#include <opencv2/features2d.hpp>
+#include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
+
+#include "cuda_event_timer.h"
+#include "gpusift/cpu_sift.h"
+#include "gpusift/cuda_sift.h"
+#include "gpusift/error.h"
+#include "machine_info.h"
+#include "median_timing.h"
+#include "pnm_reader.h"
+
+namespace gpusift::tools {
+namespace {
+
+struct Options {
+  std::string image = "tests/data/astronaut.pnm";
+  int frames = 200;
+  int warm_up = 10;
+  int opencv_runs = 5;
+  std::vector<cv::Size> sizes = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+};
+
+bool parse_sizes(const std::string& text, std::vector<cv::Size>* sizes) {
+  sizes->clear();
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    int w = 0, h = 0;
+    if (std::sscanf(text.substr(start, end - start).c_str(), "%dx%d", &w, &h) != 2 || w < 1 ||
+        h < 1)
+      return false;
+    sizes->emplace_back(w, h);
+    start = end + 1;
+  }
+  return !sizes->empty();
+}
+
+// Returns an error message, or "" when the arguments are good.
+std::string parse_options(int argc, char** argv, Options* options) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string flag = argv[i];
+    if (i + 1 >= argc) return "missing value for " + flag;
+    const std::string value = argv[++i];
+    if (flag == "--image") {
+      options->image = value;
+    } else if (flag == "--frames") {
+      options->frames = std::atoi(value.c_str());
+    } else if (flag == "--warm-up") {
+      options->warm_up = std::atoi(value.c_str());
+    } else if (flag == "--opencv-runs") {
+      options->opencv_runs = std::atoi(value.c_str());
+    } else if (flag == "--sizes") {
+      if (!parse_sizes(value, &options->sizes)) return "bad --sizes " + value;
+    } else {
+      return "unknown option " + flag;
+    }
+  }
+  if (options->frames < 1 || options->warm_up < 0 || options->opencv_runs < 1)
+    return "--frames and --opencv-runs must be >= 1, --warm-up >= 0";
+  return "";
+}
+
+struct Row {
+  cv::Size size;
+  bool upscale;
+  double pinned_ms, device_ms;
+  int keypoints;
+  double opencv_ms;
+  int opencv_keypoints;
+};
+
+Row measure(const cv::Mat& frame, bool upscale, const Options& options, double opencv_ms,
+            int opencv_keypoints, cudaStream_t stream) {
+  SiftParams params;
+  params.upscale = upscale;
+  CudaSiftExtractor extractor(params);
+  const size_t bytes = frame.total();
+  void* pinned = nullptr;
+  void* device = nullptr;
+  if (cudaMallocHost(&pinned, bytes) != cudaSuccess || cudaMalloc(&device, bytes) != cudaSuccess)
+    throw std::runtime_error("cannot allocate the input frames");
+  std::memcpy(pinned, frame.data, bytes);
+  cudaMemcpy(device, frame.data, bytes, cudaMemcpyHostToDevice);
+
+  Features features;
+  CudaEventTimer timer;
+  const FrameView host_frame{pinned, static_cast<size_t>(frame.cols), frame.cols, frame.rows,
+                             PixelFormat::kGray8, MemoryKind::kHost};
+  const FrameView device_frame{device, static_cast<size_t>(frame.cols), frame.cols, frame.rows,
+                               PixelFormat::kGray8, MemoryKind::kDevice};
+  Row row{frame.size(), upscale, 0, 0, 0, opencv_ms, opencv_keypoints};
+  row.pinned_ms = timer.median_ms(stream, options.warm_up, options.frames,
+                                  [&] { extractor.extract(host_frame, stream, &features); });
+  row.device_ms = timer.median_ms(stream, options.warm_up, options.frames,
+                                  [&] { extractor.extract(device_frame, stream, &features); });
+  row.keypoints = static_cast<int>(features.keypoints.size());
+  cudaFreeHost(pinned);
+  cudaFree(device);
+  return row;
+}
+
+void print_row(const Row& r) {
+  std::printf("| %dx%d | %s | %.3f | %.3f | %d | %.1f | %d | %.0fx |\n", r.size.width,
+              r.size.height, r.upscale ? "on" : "off", r.pinned_ms, r.device_ms, r.keypoints,
+              r.opencv_ms, r.opencv_keypoints, r.opencv_ms / r.pinned_ms);
+  std::fflush(stdout);
+}
+
+int run(const Options& options) {
+  const ScopedCudaDevice device(0);
+  const OwnedCudaStream stream(device);
+  cudaDeviceProp properties{};
+  cudaGetDeviceProperties(&properties, device.id());
+  cv::Mat source = testing::read_pnm(options.image);
+  if (source.empty()) throw std::runtime_error("cannot read " + options.image);
+  if (source.channels() == 3) cv::cvtColor(source, source, cv::COLOR_BGR2GRAY);
+
+  std::printf("gpusift-bench-cuda %s; GPU: %s; CPU: %s; OpenCV threads %d; median of %d frames "
+              "after %d warm-up (CUDA events); OpenCV median of %d runs\n\n",
+              current_utc_time().c_str(), properties.name, cpu_model_name().c_str(),
+              cv::getNumThreads(), options.frames, options.warm_up, options.opencv_runs);
+  std::printf("| size | upscale | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | "
+              "cuda kp | OpenCV ms | OpenCV kp | OpenCV / cuda |\n|---|---|---|---|---|---|---|---|\n");
+  const cv::Ptr<cv::SIFT> sift = cv::SIFT::create();
+  for (cv::Size size : options.sizes) {
+    cv::Mat frame;
+    cv::resize(source, frame, size, 0, 0,
+               size.width > source.cols ? cv::INTER_CUBIC : cv::INTER_AREA);
+    std::vector<cv::KeyPoint> keypoints;
+    cv::Mat descriptors;
+    const double opencv_ms = median_milliseconds(options.opencv_runs, [&] {
+      sift->detectAndCompute(frame, cv::noArray(), keypoints, descriptors);
+    });
+    for (bool upscale : {false, true})
+      print_row(measure(frame, upscale, options, opencv_ms, static_cast<int>(keypoints.size()),
+                        stream.get()));
+  }
+  std::printf("\nOpenCV always doubles the image (upscale on); its time is repeated on the "
+              "upscale-off rows for reference.\n");
+  return 0;
+}
+
+}  // namespace
+}  // namespace gpusift::tools
+
+int main(int argc, char** argv) {
+  gpusift::tools::Options options;
+  const std::string error = gpusift::tools::parse_options(argc, argv, &options);
+  if (!error.empty()) {
+    std::fprintf(stderr,
+                 "gpusift-bench-cuda: %s\nusage: gpusift-bench-cuda [--image IMAGE.pnm] "
+                 "[--frames N] [--warm-up N] [--opencv-runs N] [--sizes WxH,...]\n",
+                 error.c_str());
+    return 2;
+  }
+  try {
+    return gpusift::tools::run(options);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpusift-bench-cuda: %s\n", e.what());
+    return 2;
+  }
+}
