@@ -48,8 +48,7 @@ struct CpuSiftExtractor::State {
   }
   cpu::FloatImage dog_level(int o, int level) {
     const Octave& oct = octaves[o];
-    return {dog.data() + oct.dog_offset + level * oct.plane(), oct.width, oct.height,
-            oct.width};
+    return {dog.data() + oct.dog_offset + level * oct.plane(), oct.width, oct.height, oct.width};
   }
   LayerStackView dog_stack(int o) const {
     const Octave& oct = octaves[o];
@@ -68,7 +67,8 @@ struct CpuSiftExtractor::State {
 };
 
 void CpuSiftExtractor::State::layout_for(int width, int height) {
-  if (width == frame_width && height == frame_height) return;
+  if (width == frame_width && height == frame_height)
+    return;
   frame_width = frame_height = 0;
   const int scale = params.upscale ? 2 : 1;
   const int base_w = width * scale, base_h = height * scale;
@@ -121,24 +121,26 @@ void CpuSiftExtractor::State::detect() {
   // The application may have raised the OpenMP thread count since construction.
   if (per_thread.size() < static_cast<size_t>(omp_get_max_threads()))
     per_thread.resize(omp_get_max_threads());
-  for (auto& list : per_thread) list.clear();
-  const float threshold =
-      extremum_prethreshold(params.contrast_threshold, params.n_octave_layers);
+  for (auto& list : per_thread)
+    list.clear();
+  const float threshold = extremum_prethreshold(params.contrast_threshold, params.n_octave_layers);
   for (size_t o = 0; o < octaves.size(); ++o) {
     const LayerStackView dog_view = dog_stack(o);
     const int rows = dog_view.height, cols = dog_view.width;
-    if (rows <= 2 * kSiftImageBorder || cols <= 2 * kSiftImageBorder) continue;
+    if (rows <= 2 * kSiftImageBorder || cols <= 2 * kSiftImageBorder)
+      continue;
     for (int layer = 1; layer <= params.n_octave_layers; ++layer) {
 #pragma omp parallel for schedule(dynamic, 8)
       for (int r = kSiftImageBorder; r < rows - kSiftImageBorder; ++r) {
         std::vector<Keypoint>& found = per_thread[omp_get_thread_num()];
         for (int c = kSiftImageBorder; c < cols - kSiftImageBorder; ++c) {
-          if (!is_scale_space_extremum(dog_view, layer, r, c, threshold)) continue;
+          if (!is_scale_space_extremum(dog_view, layer, r, c, threshold))
+            continue;
           RefinedExtremum extremum;
           if (!refine_extremum(dog_view, static_cast<int>(o), layer, r, c, refine, &extremum))
             continue;
-          const float scale_in_octave =
-              extremum.keypoint.size * 0.5f / ldexpf(1.f, static_cast<int>(o) + refine.first_octave);
+          const float scale_in_octave = extremum.keypoint.size * 0.5f /
+                                        ldexpf(1.f, static_cast<int>(o) + refine.first_octave);
           const OrientationWindow window =
               orientation_window(extremum.row, extremum.col, scale_in_octave);
           const FloatImageView level = gaussian_view(o, extremum.layer);
@@ -165,7 +167,8 @@ void CpuSiftExtractor::State::detect() {
     }
   }
   keypoints.clear();
-  for (const auto& list : per_thread) keypoints.insert(keypoints.end(), list.begin(), list.end());
+  for (const auto& list : per_thread)
+    keypoints.insert(keypoints.end(), list.begin(), list.end());
 }
 
 void CpuSiftExtractor::State::describe(Features* out) const {
@@ -173,7 +176,8 @@ void CpuSiftExtractor::State::describe(Features* out) const {
   const DescriptorFormat format = params.descriptor;
   out->descriptor_format = format;
   out->descriptor_size = format == DescriptorFormat::kNone ? 0 : kDescriptorLength;
-  if (format == DescriptorFormat::kNone) return;
+  if (format == DescriptorFormat::kNone)
+    return;
   const size_t values = static_cast<size_t>(count) * kDescriptorLength;
   if (format == DescriptorFormat::kUint8)
     out->byte_descriptors.resize(values);
@@ -202,12 +206,15 @@ void CpuSiftExtractor::State::describe(Features* out) const {
     normalize_descriptor(descriptor);
     if (format == DescriptorFormat::kUint8) {
       uint8_t* row = out->byte_descriptors.data() + static_cast<size_t>(i) * kDescriptorLength;
-      for (int v = 0; v < kDescriptorLength; ++v) row[v] = descriptor_byte(descriptor[v]);
+      for (int v = 0; v < kDescriptorLength; ++v)
+        row[v] = descriptor_byte(descriptor[v]);
       continue;
     }
-    if (format == DescriptorFormat::kRootSift) descriptor_to_rootsift(descriptor);
+    if (format == DescriptorFormat::kRootSift)
+      descriptor_to_rootsift(descriptor);
     float* row = out->float_descriptors.data() + static_cast<size_t>(i) * kDescriptorLength;
-    for (int v = 0; v < kDescriptorLength; ++v) row[v] = descriptor[v];
+    for (int v = 0; v < kDescriptorLength; ++v)
+      row[v] = descriptor[v];
   }
 }
 
@@ -237,7 +244,8 @@ void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int widt
     s.build_pyramid(gray, pitch_bytes);
     s.detect();
     sort_and_deduplicate(&s.keypoints);
-    if (s.params.nfeatures > 0) retain_strongest(&s.keypoints, s.params.nfeatures);
+    if (s.params.nfeatures > 0)
+      retain_strongest(&s.keypoints, s.params.nfeatures);
     out->detected_count = static_cast<int>(s.keypoints.size());
     if (s.keypoints.size() > static_cast<size_t>(s.params.max_keypoints)) {
       retain_strongest(&s.keypoints, s.params.max_keypoints);
@@ -248,27 +256,29 @@ void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int widt
   } catch (const std::bad_alloc&) {
     s.frame_width = s.frame_height = 0;
     out->clear();
-    throw Error(ErrorCode::kOutOfMemory, "out of host memory for a " + std::to_string(width) +
-                                             "x" + std::to_string(height) + " frame");
+    throw Error(ErrorCode::kOutOfMemory, "out of host memory for a " + std::to_string(width) + "x" +
+                                             std::to_string(height) + " frame");
   }
 }
 
-Features CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width,
-                                   int height) {
+Features CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width, int height) {
   Features out;
   extract(gray, pitch_bytes, width, height, &out);
   return out;
 }
 
-const SiftParams& CpuSiftExtractor::params() const { return state_->params; }
+const SiftParams& CpuSiftExtractor::params() const {
+  return state_->params;
+}
 
 size_t CpuSiftExtractor::reserved_bytes() const {
   const State& s = *state_;
-  return (s.input.capacity() + s.enlarged.capacity() + s.gaussian.capacity() +
-          s.dog.capacity()) *
+  return (s.input.capacity() + s.enlarged.capacity() + s.gaussian.capacity() + s.dog.capacity()) *
          sizeof(float);
 }
 
-int cpu_thread_count() { return omp_get_max_threads(); }
+int cpu_thread_count() {
+  return omp_get_max_threads();
+}
 
 }  // namespace gpusift

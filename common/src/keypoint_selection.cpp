@@ -11,9 +11,11 @@ void sort_and_deduplicate(std::vector<Keypoint>* keypoints) {
 }
 
 void retain_strongest(std::vector<Keypoint>* keypoints, size_t count) {
-  if (keypoints->size() <= count) return;
+  if (keypoints->size() <= count)
+    return;
   auto stronger = [](const Keypoint& a, const Keypoint& b) {
-    if (a.response != b.response) return a.response > b.response;
+    if (a.response != b.response)
+      return a.response > b.response;
     return keypoint_canonical_less(a, b);
   };
   std::nth_element(keypoints->begin(), keypoints->begin() + count, keypoints->end(), stronger);

@@ -30,7 +30,8 @@ constexpr FormatName kFormatNames[] = {
 
 const char* descriptor_format_name(DescriptorFormat format) {
   for (const FormatName& entry : kFormatNames) {
-    if (entry.format == format) return entry.name;
+    if (entry.format == format)
+      return entry.name;
   }
   return "unknown";
 }
@@ -46,7 +47,8 @@ bool parse_descriptor_format(const std::string& text, DescriptorFormat* format) 
 }
 
 void validate(const SiftParams& p) {
-  if (p.nfeatures < 0) reject("nfeatures must be >= 0, got " + std::to_string(p.nfeatures));
+  if (p.nfeatures < 0)
+    reject("nfeatures must be >= 0, got " + std::to_string(p.nfeatures));
   if (p.n_octave_layers < 1 || p.n_octave_layers > kMaxOctaveLayers)
     reject("n_octave_layers must be in [1, " + std::to_string(kMaxOctaveLayers) + "], got " +
            std::to_string(p.n_octave_layers));
@@ -58,9 +60,10 @@ void validate(const SiftParams& p) {
     reject("sigma must be in [0.5, 4], got " + std::to_string(p.sigma));
   if (p.max_keypoints < 1 || p.max_keypoints > (1 << 22))
     reject("max_keypoints must be in [1, 4194304], got " + std::to_string(p.max_keypoints));
-  const int widest = gaussian_radius(level_blur_sigma(p.sigma, p.n_octave_layers,
-                                                      gaussian_levels(p.n_octave_layers) - 1));
-  if (widest > kMaxGaussianRadius) reject("sigma too large for n_octave_layers");
+  const int widest = gaussian_radius(
+      level_blur_sigma(p.sigma, p.n_octave_layers, gaussian_levels(p.n_octave_layers) - 1));
+  if (widest > kMaxGaussianRadius)
+    reject("sigma too large for n_octave_layers");
   switch (p.descriptor) {
     case DescriptorFormat::kNone:
     case DescriptorFormat::kFloat:

@@ -24,13 +24,15 @@ inline ErrorCode classify(cudaError_t status) {
 }
 
 inline void check(cudaError_t status, const char* what) {
-  if (status == cudaSuccess) return;
-  throw Error(classify(status),
-              std::string(what) + " failed: " + cudaGetErrorName(status) + " (" +
-                  cudaGetErrorString(status) + ")");
+  if (status == cudaSuccess)
+    return;
+  throw Error(classify(status), std::string(what) + " failed: " + cudaGetErrorName(status) + " (" +
+                                    cudaGetErrorString(status) + ")");
 }
 
 // After a kernel launch: catches bad configurations at once.
-inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
+inline void check_launch(const char* kernel) {
+  check(cudaGetLastError(), kernel);
+}
 
 }  // namespace gpusift::cuda

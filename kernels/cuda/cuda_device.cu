@@ -33,9 +33,11 @@ int cuda_device_count() {
   return count;
 }
 
-ScopedCudaDevice::ScopedCudaDevice(int device_id) : id_(device_id < 0 ? 0 : device_id), previous_(-1) {
+ScopedCudaDevice::ScopedCudaDevice(int device_id)
+    : id_(device_id < 0 ? 0 : device_id), previous_(-1) {
   const int count = cuda_device_count();
-  if (count == 0) throw Error(ErrorCode::kNoDevice, "no CUDA device is available");
+  if (count == 0)
+    throw Error(ErrorCode::kNoDevice, "no CUDA device is available");
   if (id_ >= count)
     throw Error(ErrorCode::kNoDevice, "CUDA device " + std::to_string(id_) + " does not exist (" +
                                           std::to_string(count) + " present)");
@@ -44,7 +46,8 @@ ScopedCudaDevice::ScopedCudaDevice(int device_id) : id_(device_id < 0 ? 0 : devi
 }
 
 ScopedCudaDevice::~ScopedCudaDevice() {
-  if (previous_ >= 0 && previous_ != id_) cudaSetDevice(previous_);
+  if (previous_ >= 0 && previous_ != id_)
+    cudaSetDevice(previous_);
 }
 
 OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : stream_(nullptr) {
@@ -54,7 +57,8 @@ OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : stream_(nullptr) {
 }
 
 OwnedCudaStream::~OwnedCudaStream() {
-  if (stream_) cudaStreamDestroy(stream_);
+  if (stream_)
+    cudaStreamDestroy(stream_);
 }
 
 }  // namespace gpusift

@@ -88,7 +88,8 @@ struct CudaSiftExtractor::State {
 
   ~State() { destroy_graph(); }
   void destroy_graph() {
-    if (scale_space_graph) cudaGraphExecDestroy(scale_space_graph);
+    if (scale_space_graph)
+      cudaGraphExecDestroy(scale_space_graph);
     scale_space_graph = nullptr;
   }
 
@@ -154,7 +155,8 @@ void CudaSiftExtractor::State::release_layout() {
 }
 
 void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
-  if (frame_width == width && frame_height == height) return;
+  if (frame_width == width && frame_height == height)
+    return;
   release_layout();
   const int scale = params.upscale ? 2 : 1;
   const int base_w = frame_width * scale, base_h = frame_height * scale;
@@ -168,7 +170,8 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
     total += static_cast<size_t>(aligned_stride(widths[o])) * heights[o] * (levels() + dogs());
   }
   frame_float.reserve(static_cast<size_t>(aligned_stride(frame_width)) * frame_height);
-  if (params.upscale) base.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
+  if (params.upscale)
+    base.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
   scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
   pyramid.reserve(std::max<size_t>(total, 1));
 
@@ -198,9 +201,9 @@ const void* CudaSiftExtractor::State::stage_input(const FrameView& frame, cudaSt
     if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged)
       throw Error(ErrorCode::kInvalidArgument, "frame marked as device memory is not");
     if (attributes.device != device)
-      throw Error(ErrorCode::kInvalidArgument,
-                  "frame is on CUDA device " + std::to_string(attributes.device) +
-                      ", the extractor on " + std::to_string(device));
+      throw Error(ErrorCode::kInvalidArgument, "frame is on CUDA device " +
+                                                   std::to_string(attributes.device) +
+                                                   ", the extractor on " + std::to_string(device));
     return frame.data;
   }
   device_input.reserve(row_bytes * frame.height);
@@ -271,7 +274,8 @@ void CudaSiftExtractor::State::run_scale_space(cudaStream_t stream) {
       enqueue_scale_space(stream);
     } catch (...) {
       cudaStreamEndCapture(stream, &graph);
-      if (graph) cudaGraphDestroy(graph);
+      if (graph)
+        cudaGraphDestroy(graph);
       throw;
     }
     check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
@@ -306,9 +310,8 @@ void CudaSiftExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
     cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), n,
                               refine.first_octave, peak_counts.get(), angles.get(), stream);
     cuda::exclusive_sum(scratch_space, peak_counts.get(), peak_offsets.get(), n + 1, stream);
-    cuda::emit_keypoints(candidates.get(), indices_sorted.get(), n, peak_counts.get(),
-                         angles.get(), peak_offsets.get(), keypoints.get(), keypoint_capacity,
-                         stream);
+    cuda::emit_keypoints(candidates.get(), indices_sorted.get(), n, peak_counts.get(), angles.get(),
+                         peak_offsets.get(), keypoints.get(), keypoint_capacity, stream);
     total = collect_count(peak_offsets.get() + n, stream);
   }
   if (total > keypoint_capacity) {
@@ -316,8 +319,9 @@ void CudaSiftExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
     total = keypoint_capacity;
   }
 
-  const cuda::StrongestWork work{responses.get(), responses_sorted.get(), order.get(),
-                                 order_sorted.get(),  keep.get(),          counters.get() + 1};
+  const cuda::StrongestWork work{responses.get(), responses_sorted.get(),
+                                 order.get(),     order_sorted.get(),
+                                 keep.get(),      counters.get() + 1};
   Keypoint* current = keypoints.get();
   auto keep_at_most = [&](int limit) {
     cuda::keep_strongest(scratch_space, work, current, total, limit, selected.get(), stream);
@@ -326,7 +330,8 @@ void CudaSiftExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
           "cudaMemcpyAsync (selected keypoints)");
     total = limit;
   };
-  if (params.nfeatures > 0 && total > params.nfeatures) keep_at_most(params.nfeatures);
+  if (params.nfeatures > 0 && total > params.nfeatures)
+    keep_at_most(params.nfeatures);
   out->detected_count = overflowed ? std::max(found, total) : total;
   if (total > params.max_keypoints) {
     keep_at_most(params.max_keypoints);
@@ -362,14 +367,14 @@ void CudaSiftExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
   }
 }
 
-CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id)
-    : state_(new State) {
+CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : state_(new State) {
   validate(params);
   State& s = *state_;
   s.params = params;
   s.refine = RefineSettings{params.n_octave_layers, params.contrast_threshold,
                             params.edge_threshold, params.sigma, params.upscale ? -1 : 0};
-  if (cuda_device_count() == 0) throw Error(ErrorCode::kNoDevice, "no CUDA device is available");
+  if (cuda_device_count() == 0)
+    throw Error(ErrorCode::kNoDevice, "no CUDA device is available");
   check(cudaGetDevice(&s.device), "cudaGetDevice");
   if (device_id >= 0 && device_id != s.device)
     throw Error(ErrorCode::kInvalidArgument,
@@ -393,7 +398,8 @@ void CudaSiftExtractor::extract(const FrameView& frame, CudaStream stream, Featu
   State& s = *state_;
   s.result_count = 0;
   const int bpp = bytes_per_pixel(frame.format);
-  if (bpp == 0) throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
+  if (bpp == 0)
+    throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
   check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height, bpp);
   try {
     s.run(frame, stream, out);
@@ -402,7 +408,8 @@ void CudaSiftExtractor::extract(const FrameView& frame, CudaStream stream, Featu
     cudaGetLastError();
     out->clear();
     s.result_count = 0;
-    if (error.code() == ErrorCode::kOutOfMemory) s.release_layout();
+    if (error.code() == ErrorCode::kOutOfMemory)
+      s.release_layout();
     throw;
   }
 }
@@ -414,18 +421,21 @@ DeviceFeatures CudaSiftExtractor::device_features() const {
                         s.result_count, described ? kDescriptorLength : 0, s.params.descriptor};
 }
 
-const SiftParams& CudaSiftExtractor::params() const { return state_->params; }
-int CudaSiftExtractor::device_id() const { return state_->device; }
+const SiftParams& CudaSiftExtractor::params() const {
+  return state_->params;
+}
+int CudaSiftExtractor::device_id() const {
+  return state_->device;
+}
 
 size_t CudaSiftExtractor::reserved_device_bytes() const {
   const State& s = *state_;
   return s.frame_float.bytes() + s.base.bytes() + s.scratch.bytes() + s.pyramid.bytes() +
          s.device_input.bytes() + s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() +
-         s.indices.bytes() + s.indices_sorted.bytes() + s.counters.bytes() +
-         s.peak_counts.bytes() + s.peak_offsets.bytes() + s.angles.bytes() +
-         s.keypoints.bytes() + s.selected.bytes() + s.responses.bytes() +
-         s.responses_sorted.bytes() + s.order.bytes() + s.order_sorted.bytes() + s.keep.bytes() +
-         s.list_scratch.bytes() + s.descriptors.bytes();
+         s.indices.bytes() + s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
+         s.peak_offsets.bytes() + s.angles.bytes() + s.keypoints.bytes() + s.selected.bytes() +
+         s.responses.bytes() + s.responses_sorted.bytes() + s.order.bytes() +
+         s.order_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + s.descriptors.bytes();
 }
 
 }  // namespace gpusift

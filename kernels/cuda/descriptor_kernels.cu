@@ -19,7 +19,8 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint)
   __shared__ float hist[kDescriptorHistLength];
   __shared__ float unit[kDescriptorLength];
   const int t = threadIdx.x;
-  for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint) sums[b] = 0;
+  for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint)
+    sums[b] = 0;
   __syncthreads();
 
   const Keypoint k = keypoints[blockIdx.x];
@@ -44,7 +45,8 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint)
   if (t == 0) {
     fold_descriptor_histogram(hist, unit);
     normalize_descriptor(unit);
-    if (format == DescriptorFormat::kRootSift) descriptor_to_rootsift(unit);
+    if (format == DescriptorFormat::kRootSift)
+      descriptor_to_rootsift(unit);
   }
   __syncthreads();
   const size_t index = static_cast<size_t>(blockIdx.x) * kDescriptorLength + t;
@@ -59,9 +61,10 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint)
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, int count,
                         int first_octave, DescriptorFormat format, void* descriptors,
                         cudaStream_t stream) {
-  if (count == 0) return;
+  if (count == 0)
+    return;
   descriptor_kernel<<<count, kThreadsPerKeypoint, 0, stream>>>(octaves, keypoints, first_octave,
-                                                                format, descriptors);
+                                                               format, descriptors);
   check_launch("descriptor_kernel");
 }
 

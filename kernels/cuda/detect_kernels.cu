@@ -31,14 +31,18 @@ __global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettin
   const LayerStackView& dog = octaves.dog[octave];
   const int col = kSiftImageBorder + (tile % grid.tiles_x[octave]) * kTileWidth + threadIdx.x;
   const int row = kSiftImageBorder + (tile / grid.tiles_x[octave]) * kTileHeight + threadIdx.y;
-  if (col >= dog.width - kSiftImageBorder || row >= dog.height - kSiftImageBorder) return;
-  if (!is_scale_space_extremum(dog, layer, row, col, threshold)) return;
+  if (col >= dog.width - kSiftImageBorder || row >= dog.height - kSiftImageBorder)
+    return;
+  if (!is_scale_space_extremum(dog, layer, row, col, threshold))
+    return;
   RefinedExtremum extremum;
-  if (!refine_extremum(dog, octave, layer, row, col, refine, &extremum)) return;
+  if (!refine_extremum(dog, octave, layer, row, col, refine, &extremum))
+    return;
   const int slot = atomicAdd(out.count, 1);
-  if (slot >= out.capacity) return;
-  out.items[slot] = Candidate{extremum.keypoint, octave, extremum.layer, extremum.row,
-                              extremum.col};
+  if (slot >= out.capacity)
+    return;
+  out.items[slot] =
+      Candidate{extremum.keypoint, octave, extremum.layer, extremum.row, extremum.col};
   out.keys[slot] = location_key(octave, extremum.layer, extremum.row, extremum.col);
   out.indices[slot] = slot;
 }
@@ -59,9 +63,10 @@ void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, fl
     blocks += grid.tiles_per_layer[o] * refine.n_octave_layers;
   }
   grid.first_block[octaves.count] = blocks;
-  if (blocks == 0) return;
+  if (blocks == 0)
+    return;
   detect_kernel<<<blocks, dim3(kTileWidth, kTileHeight), 0, stream>>>(octaves, grid, refine,
-                                                                       threshold, out);
+                                                                      threshold, out);
   check_launch("detect_kernel");
 }
 

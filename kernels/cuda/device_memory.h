@@ -37,14 +37,17 @@ class Buffer {
 
   // Keeps the allocation when it is already large enough.
   void reserve(size_t count) {
-    if (count <= capacity_) return;
+    if (count <= capacity_)
+      return;
     release();
-    if (count == 0) return;
+    if (count == 0)
+      return;
     data_ = static_cast<T*>(Allocator::allocate(count * sizeof(T)));
     capacity_ = count;
   }
   void release() {
-    if (data_) Allocator::release(data_);
+    if (data_)
+      Allocator::release(data_);
     data_ = nullptr;
     capacity_ = 0;
   }

@@ -23,8 +23,8 @@ struct OctaveTable {
 };
 
 struct Candidate {
-  Keypoint keypoint;  // angle unset
-  int octave;         // pyramid index, 0-based
+  Keypoint keypoint;    // angle unset
+  int octave;           // pyramid index, 0-based
   int layer, row, col;  // refined integer location
 };
 
@@ -50,8 +50,8 @@ void assign_orientations(const OctaveTable& octaves, const Candidate* candidates
 
 // Writes one keypoint per (candidate, peak) at offsets[i] + peak, up to capacity.
 void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices, int n,
-                    const int* counts, const float* angles, const int* offsets,
-                    Keypoint* keypoints, int capacity, cudaStream_t stream);
+                    const int* counts, const float* angles, const int* offsets, Keypoint* keypoints,
+                    int capacity, cudaStream_t stream);
 
 // Descriptor rows for keypoints[0..count) in the requested format (not kNone).
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, int count,

@@ -12,7 +12,8 @@ namespace {
 __global__ void gather_responses(const Keypoint* keypoints, int n, float* responses,
                                  uint32_t* order, uint8_t* keep) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+  if (i >= n)
+    return;
   responses[i] = keypoints[i].response;
   order[i] = i;
   keep[i] = 0;
@@ -20,10 +21,13 @@ __global__ void gather_responses(const Keypoint* keypoints, int n, float* respon
 
 __global__ void mark_first(const uint32_t* order_sorted, int limit, uint8_t* keep) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < limit) keep[order_sorted[i]] = 1;
+  if (i < limit)
+    keep[order_sorted[i]] = 1;
 }
 
-int blocks_for(int n, int threads) { return (n + threads - 1) / threads; }
+int blocks_for(int n, int threads) {
+  return (n + threads - 1) / threads;
+}
 
 }  // namespace
 
@@ -34,11 +38,11 @@ size_t list_scratch_bytes(int capacity) {
                                         static_cast<const uint32_t*>(nullptr),
                                         static_cast<uint32_t*>(nullptr), capacity),
         "cub sort size");
-  check(cub::DeviceRadixSort::SortPairsDescending(
-            nullptr, sort_responses, static_cast<const float*>(nullptr),
-            static_cast<float*>(nullptr), static_cast<const uint32_t*>(nullptr),
-            static_cast<uint32_t*>(nullptr), capacity),
-        "cub sort size");
+  check(
+      cub::DeviceRadixSort::SortPairsDescending(
+          nullptr, sort_responses, static_cast<const float*>(nullptr), static_cast<float*>(nullptr),
+          static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr), capacity),
+      "cub sort size");
   check(cub::DeviceScan::ExclusiveSum(nullptr, scan, static_cast<const int*>(nullptr),
                                       static_cast<int*>(nullptr), capacity + 1),
         "cub scan size");

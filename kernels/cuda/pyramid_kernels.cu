@@ -9,7 +9,7 @@ namespace gpusift::cuda {
 
 namespace {
 
-constexpr int kRowTile = 128;   // outputs per block along a row
+constexpr int kRowTile = 128;  // outputs per block along a row
 constexpr int kRowsPerBlock = 4;
 constexpr int kColumnTileWidth = 32;
 constexpr int kColumnTileHeight = 32;
@@ -39,14 +39,16 @@ __global__ void convert_kernel(const uint8_t* frame, size_t pitch, PixelFormat f
                                DeviceImage dst) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= dst.width || y >= dst.height) return;
+  if (x >= dst.width || y >= dst.height)
+    return;
   row_of(dst, y)[x] = gray_of(frame + y * pitch + static_cast<size_t>(x) * bpp, format);
 }
 
 __global__ void upscale_kernel(DeviceImage src, DeviceImage dst) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= dst.width || y >= dst.height) return;
+  if (x >= dst.width || y >= dst.height)
+    return;
   const FloatImageView view{src.data, src.width, src.height, src.stride};
   row_of(dst, y)[x] = upscaled_pixel(view, y, x);
 }
@@ -54,7 +56,8 @@ __global__ void upscale_kernel(DeviceImage src, DeviceImage dst) {
 __global__ void decimate_kernel(DeviceImage src, DeviceImage dst) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
-  if (x >= dst.width || y >= dst.height) return;
+  if (x >= dst.width || y >= dst.height)
+    return;
   row_of(dst, y)[x] = row_of(src, 2 * y)[2 * x];
 }
 
@@ -72,10 +75,12 @@ __global__ void blur_rows_kernel(DeviceImage src, DeviceImage dst, GaussianTaps 
   }
   __syncthreads();
   const int x = x0 + threadIdx.x;
-  if (y >= src.height || x >= src.width) return;
+  if (y >= src.height || x >= src.width)
+    return;
   const float* centre = line + threadIdx.x + r;
   float acc = taps.taps[0] * centre[0];
-  for (int k = 1; k <= r; ++k) acc += taps.taps[k] * (centre[-k] + centre[k]);
+  for (int k = 1; k <= r; ++k)
+    acc += taps.taps[k] * (centre[-k] + centre[k]);
   row_of(dst, y)[x] = acc;
 }
 
@@ -91,16 +96,19 @@ __global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTa
       tile[i * kColumnTileWidth + threadIdx.x] = row_of(src, reflect101(y0 + i - r, src.height))[x];
   }
   __syncthreads();
-  if (x >= src.width) return;
+  if (x >= src.width)
+    return;
   for (int oy = threadIdx.y; oy < kColumnTileHeight; oy += blockDim.y) {
     const int y = y0 + oy;
-    if (y >= src.height) return;
+    if (y >= src.height)
+      return;
     const float* centre = tile + (oy + r) * kColumnTileWidth + threadIdx.x;
     float acc = taps.taps[0] * centre[0];
     for (int k = 1; k <= r; ++k)
       acc += taps.taps[k] * (centre[-k * kColumnTileWidth] + centre[k * kColumnTileWidth]);
     row_of(dst, y)[x] = acc;
-    if (dog.data) row_of(dog, y)[x] = acc - row_of(previous, y)[x];
+    if (dog.data)
+      row_of(dog, y)[x] = acc - row_of(previous, y)[x];
   }
 }
 
@@ -115,7 +123,8 @@ GaussianTaps make_gaussian_taps(float sigma) {
   t.radius = gaussian_radius(sigma);
   std::vector<float> full(2 * t.radius + 1);
   gaussian_taps(sigma, t.radius, full.data());
-  for (int k = 0; k <= t.radius; ++k) t.taps[k] = full[t.radius + k];
+  for (int k = 0; k <= t.radius; ++k)
+    t.taps[k] = full[t.radius + k];
   return t;
 }
 

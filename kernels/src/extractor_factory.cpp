@@ -77,13 +77,17 @@ std::vector<Backend> built_backends() {
 }
 
 #ifndef GPUSIFT_HAVE_CUDA
-int cuda_device_count() { return 0; }
+int cuda_device_count() {
+  return 0;
+}
 #endif
 
 std::unique_ptr<Extractor> create_extractor(Backend backend, const SiftParams& params,
                                             [[maybe_unused]] int cuda_device_id) {
-  if (backend == Backend::kAuto) backend = cuda_device_count() > 0 ? Backend::kCuda : Backend::kCpu;
-  if (backend == Backend::kCpu) return std::make_unique<CpuExtractor>(params);
+  if (backend == Backend::kAuto)
+    backend = cuda_device_count() > 0 ? Backend::kCuda : Backend::kCpu;
+  if (backend == Backend::kCpu)
+    return std::make_unique<CpuExtractor>(params);
 #ifdef GPUSIFT_HAVE_CUDA
   return std::make_unique<CudaExtractor>(params, cuda_device_id);
 #else

@@ -12,7 +12,8 @@ TEST(Color, RgbToGrayEqualsOpenCvCvtColor) {
   cv::Mat bgr(257, 263, CV_8UC3);
   cv::randu(bgr, 0, 256);
   // Every channel value at least once, in every position.
-  for (int v = 0; v < 256; ++v) bgr.at<cv::Vec3b>(0, v) = cv::Vec3b(v, 255 - v, v / 2);
+  for (int v = 0; v < 256; ++v)
+    bgr.at<cv::Vec3b>(0, v) = cv::Vec3b(v, 255 - v, v / 2);
   cv::Mat gray;
   cv::cvtColor(bgr, gray, cv::COLOR_BGR2GRAY);
   int differences = 0;

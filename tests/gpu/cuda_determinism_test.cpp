@@ -49,9 +49,9 @@ TEST_F(CudaDeterminism, ConcurrentExtractorsOnTwoStreamsEqualSerialResults) {
   std::thread worker([&] {
     ScopedCudaDevice device(0);  // the device is per thread in the runtime API
     for (Features& f : parallel_b)
-      second.extract(FrameView{b.data, b.step, b.cols, b.rows, PixelFormat::kGray8,
-                               MemoryKind::kHost},
-                     other_stream.get(), &f);
+      second.extract(
+          FrameView{b.data, b.step, b.cols, b.rows, PixelFormat::kGray8, MemoryKind::kHost},
+          other_stream.get(), &f);
   });
   for (Features& f : parallel_a)
     first.extract(FrameView{a.data, a.step, a.cols, a.rows, PixelFormat::kGray8, MemoryKind::kHost},

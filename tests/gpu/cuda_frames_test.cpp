@@ -86,9 +86,9 @@ TEST_F(CudaFrames, PinnedAndPitchedDeviceInputEqualPageableInput) {
                          cudaMemcpyHostToDevice),
             cudaSuccess);
   Features from_device;
-  gpu.extract(FrameView{device, pitch, gray.cols, gray.rows, PixelFormat::kGray8,
-                        MemoryKind::kDevice},
-              stream_.get(), &from_device);
+  gpu.extract(
+      FrameView{device, pitch, gray.cols, gray.rows, PixelFormat::kGray8, MemoryKind::kDevice},
+      stream_.get(), &from_device);
   EXPECT_TRUE(identical(pageable, from_device));
 
   const DeviceFeatures on_device = gpu.device_features();
@@ -102,8 +102,8 @@ TEST_F(CudaFrames, PinnedAndPitchedDeviceInputEqualPageableInput) {
 
   EXPECT_EQ(ErrorCode::kInvalidArgument, code_of([&] {
               Features f;
-              gpu.extract(FrameView{gray.data, gray.step, gray.cols, gray.rows,
-                                    PixelFormat::kGray8, MemoryKind::kDevice},
+              gpu.extract(FrameView{gray.data, gray.step, gray.cols, gray.rows, PixelFormat::kGray8,
+                                    MemoryKind::kDevice},
                           stream_.get(), &f);
             }));
   cudaFree(device);
@@ -122,10 +122,10 @@ TEST_F(CudaFrames, ColourFormatsConvertLikeOpenCv) {
   cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
   cv::cvtColor(bgr, bgra, cv::COLOR_BGR2BGRA);
   cv::cvtColor(bgr, rgbx, cv::COLOR_BGR2RGBA);
-  EXPECT_TRUE(identical(expected, extract_host(gpu, bgr.data, bgr.step, bgr.cols, bgr.rows,
-                                               PixelFormat::kBgr8)));
-  EXPECT_TRUE(identical(expected, extract_host(gpu, rgb.data, rgb.step, rgb.cols, rgb.rows,
-                                               PixelFormat::kRgb8)));
+  EXPECT_TRUE(identical(
+      expected, extract_host(gpu, bgr.data, bgr.step, bgr.cols, bgr.rows, PixelFormat::kBgr8)));
+  EXPECT_TRUE(identical(
+      expected, extract_host(gpu, rgb.data, rgb.step, rgb.cols, rgb.rows, PixelFormat::kRgb8)));
   EXPECT_TRUE(identical(expected, extract_host(gpu, bgra.data, bgra.step, bgra.cols, bgra.rows,
                                                PixelFormat::kBgrx8)));
   EXPECT_TRUE(identical(expected, extract_host(gpu, rgbx.data, rgbx.step, rgbx.cols, rgbx.rows,
@@ -156,7 +156,8 @@ TEST_F(CudaFrames, ResolutionChangeRebuildsBuffers) {
   const Features third = extract_host(reused, gray.data, gray.step, gray.cols, gray.rows);
   CudaSiftExtractor fresh{SiftParams{}};
   EXPECT_TRUE(identical(first, third));
-  EXPECT_TRUE(identical(second, extract_host(fresh, small.data, small.step, small.cols, small.rows)));
+  EXPECT_TRUE(
+      identical(second, extract_host(fresh, small.data, small.step, small.cols, small.rows)));
 }
 
 TEST_F(CudaFrames, OverflowKeepsTheStrongestAndSaysSo) {
@@ -175,9 +176,11 @@ TEST_F(CudaFrames, OverflowKeepsTheStrongestAndSaysSo) {
   ASSERT_EQ(kept.keypoints.size(), 100u);
   EXPECT_EQ(kept.descriptor_row_count(), 100);
   float weakest_kept = 1e9f;
-  for (const Keypoint& k : kept.keypoints) weakest_kept = std::min(weakest_kept, k.response);
+  for (const Keypoint& k : kept.keypoints)
+    weakest_kept = std::min(weakest_kept, k.response);
   int stronger = 0;
-  for (const Keypoint& k : all.keypoints) stronger += k.response > weakest_kept;
+  for (const Keypoint& k : all.keypoints)
+    stronger += k.response > weakest_kept;
   EXPECT_LE(stronger, 100);
 }
 
@@ -188,11 +191,13 @@ TEST_F(CudaFrames, OutOfDeviceMemoryIsAnErrorAndTheExtractorRecovers) {
   ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
   std::vector<void*> hog;
   const size_t chunk = size_t(256) << 20;
-  for (void* p = nullptr; cudaMalloc(&p, chunk) == cudaSuccess;) hog.push_back(p);
+  for (void* p = nullptr; cudaMalloc(&p, chunk) == cudaSuccess;)
+    hog.push_back(p);
   cudaGetLastError();
   EXPECT_EQ(ErrorCode::kOutOfMemory,
             code_of([&] { extract_host(gpu, big.data, big.step, big.cols, big.rows); }));
-  for (void* p : hog) cudaFree(p);
+  for (void* p : hog)
+    cudaFree(p);
   const Features after = extract_host(gpu, big.data, big.step, big.cols, big.rows);
   EXPECT_GT(after.keypoints.size(), 1000u);
 }

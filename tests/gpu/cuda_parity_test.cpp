@@ -37,7 +37,8 @@ TEST_P(CudaParity, MatchesCpuBackend) {
 }
 
 TEST_P(CudaParity, MatchesOpenCv) {
-  if (!GetParam().upscale) GTEST_SKIP() << "cv::SIFT always doubles the image";
+  if (!GetParam().upscale)
+    GTEST_SKIP() << "cv::SIFT always doubles the image";
   const cv::Mat gray = load_gray(GetParam().image);
   ASSERT_FALSE(gray.empty());
   std::vector<cv::KeyPoint> reference;
@@ -48,8 +49,8 @@ TEST_P(CudaParity, MatchesOpenCv) {
   const Agreement a = compare_features(reference, reference_descriptors, to_cv_keypoints(ours),
                                        to_cv_descriptors(ours));
   std::printf("%-14s opencv %5d cuda %5d recall %.4f precision %.4f descriptor L2 %.5f\n",
-              GetParam().image.c_str(), a.reference_count, a.candidate_count, a.recall,
-              a.precision, a.median_descriptor_distance);
+              GetParam().image.c_str(), a.reference_count, a.candidate_count, a.recall, a.precision,
+              a.median_descriptor_distance);
   ASSERT_GT(a.reference_count, 100);
   EXPECT_GE(a.recall, 0.95);
   EXPECT_GE(a.precision, 0.95);
@@ -59,7 +60,8 @@ TEST_P(CudaParity, MatchesOpenCv) {
 std::vector<ParityCase> parity_cases() {
   std::vector<ParityCase> cases;
   for (const std::string& name : parity_image_names())
-    for (bool upscale : {true, false}) cases.push_back({name, upscale});
+    for (bool upscale : {true, false})
+      cases.push_back({name, upscale});
   return cases;
 }
 

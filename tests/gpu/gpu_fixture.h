@@ -14,8 +14,8 @@ class CudaTest : public ::testing::Test {
  protected:
   CudaTest() : device_(0), stream_(device_) {}
 
-  Features extract_host(CudaSiftExtractor& extractor, const uint8_t* data, size_t pitch,
-                        int width, int height, PixelFormat format = PixelFormat::kGray8) {
+  Features extract_host(CudaSiftExtractor& extractor, const uint8_t* data, size_t pitch, int width,
+                        int height, PixelFormat format = PixelFormat::kGray8) {
     Features out;
     extractor.extract(FrameView{data, pitch, width, height, format, MemoryKind::kHost},
                       stream_.get(), &out);

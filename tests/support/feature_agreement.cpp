@@ -11,7 +11,9 @@ namespace {
 constexpr float kMaxSizeRatio = 0.25f;
 constexpr float kMaxAngleDegrees = 15.f;
 
-float position_tolerance(const cv::KeyPoint& k) { return std::max(1.f, 0.05f * k.size); }
+float position_tolerance(const cv::KeyPoint& k) {
+  return std::max(1.f, 0.05f * k.size);
+}
 
 float angle_difference(float a, float b) {
   const float d = std::fabs(a - b);
@@ -23,7 +25,8 @@ cv::Mat unit_rows(const cv::Mat& descriptors) {
   descriptors.convertTo(rows, CV_32F);
   for (int i = 0; i < rows.rows; ++i) {
     const double norm = cv::norm(rows.row(i));
-    if (norm > 0) rows.row(i) /= norm;
+    if (norm > 0)
+      rows.row(i) /= norm;
   }
   return rows;
 }
@@ -31,9 +34,10 @@ cv::Mat unit_rows(const cv::Mat& descriptors) {
 // Visits each pair (i of `from`, j of `to`) close enough in x to possibly agree.
 template <typename Visit>
 void for_each_nearby(const std::vector<cv::KeyPoint>& from, const std::vector<cv::KeyPoint>& to,
-                       const std::vector<int>& to_by_x, Visit visit) {
+                     const std::vector<int>& to_by_x, Visit visit) {
   float widest = 1.f;
-  for (const auto& k : to) widest = std::max(widest, position_tolerance(k));
+  for (const auto& k : to)
+    widest = std::max(widest, position_tolerance(k));
   for (size_t i = 0; i < from.size(); ++i) {
     const cv::KeyPoint& a = from[i];
     const float reach = std::max(widest, position_tolerance(a));
@@ -47,7 +51,8 @@ void for_each_nearby(const std::vector<cv::KeyPoint>& from, const std::vector<cv
 
 std::vector<int> order_by_x(const std::vector<cv::KeyPoint>& keypoints) {
   std::vector<int> order(keypoints.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = static_cast<int>(i);
   std::sort(order.begin(), order.end(),
             [&](int a, int b) { return keypoints[a].pt.x < keypoints[b].pt.x; });
   return order;
@@ -56,9 +61,12 @@ std::vector<int> order_by_x(const std::vector<cv::KeyPoint>& keypoints) {
 }  // namespace
 
 bool keypoints_agree(const cv::KeyPoint& reference, const cv::KeyPoint& candidate) {
-  const float distance = std::hypot(reference.pt.x - candidate.pt.x, reference.pt.y - candidate.pt.y);
-  if (distance > position_tolerance(reference)) return false;
-  if (std::fabs(candidate.size - reference.size) > kMaxSizeRatio * reference.size) return false;
+  const float distance =
+      std::hypot(reference.pt.x - candidate.pt.x, reference.pt.y - candidate.pt.y);
+  if (distance > position_tolerance(reference))
+    return false;
+  if (std::fabs(candidate.size - reference.size) > kMaxSizeRatio * reference.size)
+    return false;
   return angle_difference(reference.angle, candidate.angle) <= kMaxAngleDegrees;
 }
 
@@ -76,18 +84,22 @@ Agreement compare_features(const std::vector<cv::KeyPoint>& reference,
   std::vector<float> closest(reference.size(), std::numeric_limits<float>::infinity());
   std::vector<char> reference_matched(reference.size(), 0);
   for_each_nearby(reference, candidate, order_by_x(candidate), [&](int r, int c) {
-    if (!keypoints_agree(reference[r], candidate[c])) return;
+    if (!keypoints_agree(reference[r], candidate[c]))
+      return;
     reference_matched[r] = 1;
     if (with_descriptors)
-      closest[r] = std::min(closest[r], static_cast<float>(cv::norm(ref_unit.row(r), cand_unit.row(c))));
+      closest[r] =
+          std::min(closest[r], static_cast<float>(cv::norm(ref_unit.row(r), cand_unit.row(c))));
   });
   std::vector<char> candidate_matched(candidate.size(), 0);
   for_each_nearby(candidate, reference, order_by_x(reference), [&](int c, int r) {
-    if (keypoints_agree(reference[r], candidate[c])) candidate_matched[c] = 1;
+    if (keypoints_agree(reference[r], candidate[c]))
+      candidate_matched[c] = 1;
   });
 
   const auto share = [](const std::vector<char>& flags) {
-    if (flags.empty()) return 1.0;
+    if (flags.empty())
+      return 1.0;
     return static_cast<double>(std::count(flags.begin(), flags.end(), 1)) / flags.size();
   };
   result.recall = share(reference_matched);
@@ -95,7 +107,8 @@ Agreement compare_features(const std::vector<cv::KeyPoint>& reference,
 
   std::vector<float> distances;
   for (float d : closest)
-    if (std::isfinite(d)) distances.push_back(d);
+    if (std::isfinite(d))
+      distances.push_back(d);
   if (!distances.empty()) {
     std::nth_element(distances.begin(), distances.begin() + distances.size() / 2, distances.end());
     result.median_descriptor_distance = distances[distances.size() / 2];
@@ -115,7 +128,8 @@ std::vector<cv::KeyPoint> to_cv_keypoints(const Features& features) {
 
 cv::Mat to_cv_descriptors(const Features& features) {
   const int rows = features.descriptor_row_count();
-  if (rows == 0) return cv::Mat();
+  if (rows == 0)
+    return cv::Mat();
   if (features.descriptor_format == DescriptorFormat::kUint8)
     return cv::Mat(rows, features.descriptor_size, CV_8U,
                    const_cast<uint8_t*>(features.byte_descriptors.data()))

@@ -12,8 +12,8 @@
 namespace gpusift::testing {
 
 struct Agreement {
-  double recall = 0;     // share of reference keypoints with an agreeing candidate
-  double precision = 0;  // share of candidate keypoints with an agreeing reference
+  double recall = 0;                      // share of reference keypoints with an agreeing candidate
+  double precision = 0;                   // share of candidate keypoints with an agreeing reference
   double median_descriptor_distance = 0;  // L2 of unit descriptors, closest agreeing pairs
   int reference_count = 0;
   int candidate_count = 0;

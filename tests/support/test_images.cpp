@@ -16,7 +16,7 @@ namespace gpusift::testing {
 
 const std::vector<std::string>& parity_image_names() {
   static const std::vector<std::string> names = {"astronaut.png", "coffee.png", "chelsea.png",
-                                                 "camera.png", "brick.png", "coins.png"};
+                                                 "camera.png",    "brick.png",  "coins.png"};
   return names;
 }
 
@@ -36,7 +36,8 @@ cv::Mat load_bgr(const std::string& name) {
 
 cv::Mat load_gray(const std::string& name) {
   cv::Mat image = load_bgr(name);
-  if (image.channels() == 3) cv::cvtColor(image, image, cv::COLOR_BGR2GRAY);
+  if (image.channels() == 3)
+    cv::cvtColor(image, image, cv::COLOR_BGR2GRAY);
   return image;
 }
 

@@ -18,8 +18,9 @@ std::string test_data_path(const std::string& name);
 // for gray images; ADD_FAILURE and an empty Mat when missing.
 cv::Mat load_bgr(const std::string& name);
 
-// Loads tests/data/<name> as GRAY8 (OpenCV's BGR-to-gray conversion); fails the current test (ADD_FAILURE) and returns an empty
-// Mat when the file is missing, so a machine without the data cannot pass vacuously.
+// Loads tests/data/<name> as GRAY8 (OpenCV's BGR-to-gray conversion); fails the current test
+// (ADD_FAILURE) and returns an empty Mat when the file is missing, so a machine without the data
+// cannot pass vacuously.
 cv::Mat load_gray(const std::string& name);
 
 // `gray` resized to width x height (area interpolation when shrinking, cubic when growing).

@@ -25,7 +25,8 @@ class CudaEventTimer {
   // `run` enqueues one frame's work on `stream` (it may synchronise inside).
   template <typename Run>
   double median_ms(cudaStream_t stream, int warm_up, int frames, Run&& run) {
-    for (int i = 0; i < warm_up; ++i) run();
+    for (int i = 0; i < warm_up; ++i)
+      run();
     std::vector<float> times(frames);
     for (float& t : times) {
       cudaEventRecord(start_, stream);

@@ -2,9 +2,9 @@
 // and from device memory, beside OpenCV's SIFT on the CPU in the same process.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <algorithm>
 #include <cstring>
 #include <opencv2/features2d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -49,7 +49,8 @@ bool parse_sizes(const std::string& text, std::vector<cv::Size>* sizes) {
 std::string parse_options(int argc, char** argv, Options* options) {
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
-    if (i + 1 >= argc) return "missing value for " + flag;
+    if (i + 1 >= argc)
+      return "missing value for " + flag;
     const std::string value = argv[++i];
     if (flag == "--image") {
       options->image = value;
@@ -60,7 +61,8 @@ std::string parse_options(int argc, char** argv, Options* options) {
     } else if (flag == "--opencv-runs") {
       options->opencv_runs = std::atoi(value.c_str());
     } else if (flag == "--sizes") {
-      if (!parse_sizes(value, &options->sizes)) return "bad --sizes " + value;
+      if (!parse_sizes(value, &options->sizes))
+        return "bad --sizes " + value;
     } else {
       return "unknown option " + flag;
     }
@@ -94,10 +96,18 @@ Row measure(const cv::Mat& frame, bool upscale, const Options& options, double o
 
   Features features;
   CudaEventTimer timer;
-  const FrameView host_frame{pinned, static_cast<size_t>(frame.cols), frame.cols, frame.rows,
-                             PixelFormat::kGray8, MemoryKind::kHost};
-  const FrameView device_frame{device, static_cast<size_t>(frame.cols), frame.cols, frame.rows,
-                               PixelFormat::kGray8, MemoryKind::kDevice};
+  const FrameView host_frame{pinned,
+                             static_cast<size_t>(frame.cols),
+                             frame.cols,
+                             frame.rows,
+                             PixelFormat::kGray8,
+                             MemoryKind::kHost};
+  const FrameView device_frame{device,
+                               static_cast<size_t>(frame.cols),
+                               frame.cols,
+                               frame.rows,
+                               PixelFormat::kGray8,
+                               MemoryKind::kDevice};
   Row row{frame.size(), upscale, 0, 0, 0, opencv_ms, opencv_keypoints};
   row.pinned_ms = timer.median_ms(stream, options.warm_up, options.frames,
                                   [&] { extractor.extract(host_frame, stream, &features); });
@@ -122,15 +132,19 @@ int run(const Options& options) {
   cudaDeviceProp properties{};
   cudaGetDeviceProperties(&properties, device.id());
   cv::Mat source = testing::read_pnm(options.image);
-  if (source.empty()) throw std::runtime_error("cannot read " + options.image);
-  if (source.channels() == 3) cv::cvtColor(source, source, cv::COLOR_BGR2GRAY);
+  if (source.empty())
+    throw std::runtime_error("cannot read " + options.image);
+  if (source.channels() == 3)
+    cv::cvtColor(source, source, cv::COLOR_BGR2GRAY);
 
-  std::printf("gpusift-bench-cuda %s; GPU: %s; CPU: %s; OpenCV threads %d; median of %d frames "
-              "after %d warm-up (CUDA events); OpenCV median of %d runs\n\n",
-              current_utc_time().c_str(), properties.name, cpu_model_name().c_str(),
-              cv::getNumThreads(), options.frames, options.warm_up, options.opencv_runs);
-  std::printf("| size | upscale | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | "
-              "cuda kp | OpenCV ms | OpenCV kp | OpenCV / cuda |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "gpusift-bench-cuda %s; GPU: %s; CPU: %s; OpenCV threads %d; median of %d frames "
+      "after %d warm-up (CUDA events); OpenCV median of %d runs\n\n",
+      current_utc_time().c_str(), properties.name, cpu_model_name().c_str(), cv::getNumThreads(),
+      options.frames, options.warm_up, options.opencv_runs);
+  std::printf(
+      "| size | upscale | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | "
+      "cuda kp | OpenCV ms | OpenCV kp | OpenCV / cuda |\n|---|---|---|---|---|---|---|---|\n");
   const cv::Ptr<cv::SIFT> sift = cv::SIFT::create();
   for (cv::Size size : options.sizes) {
     cv::Mat frame;
@@ -145,8 +159,9 @@ int run(const Options& options) {
       print_row(measure(frame, upscale, options, opencv_ms, static_cast<int>(keypoints.size()),
                         stream.get()));
   }
-  std::printf("\nOpenCV always doubles the image (upscale on); its time is repeated on the "
-              "upscale-off rows for reference.\n");
+  std::printf(
+      "\nOpenCV always doubles the image (upscale on); its time is repeated on the "
+      "upscale-off rows for reference.\n");
   return 0;
 }
 

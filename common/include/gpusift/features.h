@@ -32,10 +32,10 @@ struct Features {
   }
 
   int descriptor_row_count() const {
-    if (descriptor_size == 0) return 0;
-    const size_t values =
-        descriptor_format == DescriptorFormat::kUint8 ? byte_descriptors.size()
-                                                      : float_descriptors.size();
+    if (descriptor_size == 0)
+      return 0;
+    const size_t values = descriptor_format == DescriptorFormat::kUint8 ? byte_descriptors.size()
+                                                                        : float_descriptors.size();
     return static_cast<int>(values / descriptor_size);
   }
 };

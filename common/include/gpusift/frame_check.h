@@ -7,7 +7,6 @@ namespace gpusift {
 
 // Throws gpusift::Error: kInvalidArgument for a null pointer, non-positive size or a pitch
 // shorter than a row; kFrameTooLarge past kMaxFrameSide / kMaxFramePixels.
-void check_frame(const void* data, size_t pitch_bytes, int width, int height,
-                 int bytes_per_pixel);
+void check_frame(const void* data, size_t pitch_bytes, int width, int height, int bytes_per_pixel);
 
 }  // namespace gpusift

@@ -12,9 +12,15 @@
 namespace gpusift {
 
 // OpenCV's cvRound: round half to even in the default floating-point mode.
-GPUSIFT_HD int round_to_int(float value) { return static_cast<int>(rintf(value)); }
-GPUSIFT_HD int round_to_int(double value) { return static_cast<int>(rint(value)); }
-GPUSIFT_HD int floor_to_int(float value) { return static_cast<int>(floorf(value)); }
+GPUSIFT_HD int round_to_int(float value) {
+  return static_cast<int>(rintf(value));
+}
+GPUSIFT_HD int round_to_int(double value) {
+  return static_cast<int>(rint(value));
+}
+GPUSIFT_HD int floor_to_int(float value) {
+  return static_cast<int>(floorf(value));
+}
 
 template <typename T>
 GPUSIFT_HD T min_of(T a, T b) {

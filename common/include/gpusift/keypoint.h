@@ -28,19 +28,24 @@ GPUSIFT_HD UnpackedOctave unpack_octave(int32_t packed) {
   UnpackedOctave u;
   u.octave = static_cast<int8_t>(packed & 255);
   u.layer = (packed >> 8) & 255;
-  u.scale = u.octave >= 0 ? 1.f / static_cast<float>(1 << u.octave)
-                          : static_cast<float>(1 << -u.octave);
+  u.scale =
+      u.octave >= 0 ? 1.f / static_cast<float>(1 << u.octave) : static_cast<float>(1 << -u.octave);
   return u;
 }
 
 // OpenCV's KeyPoint_LessThan order (x, y, size descending, angle, response descending, octave
 // descending): a total order so that sorted output is deterministic.
 inline bool keypoint_canonical_less(const Keypoint& a, const Keypoint& b) {
-  if (a.x != b.x) return a.x < b.x;
-  if (a.y != b.y) return a.y < b.y;
-  if (a.size != b.size) return a.size > b.size;
-  if (a.angle != b.angle) return a.angle < b.angle;
-  if (a.response != b.response) return a.response > b.response;
+  if (a.x != b.x)
+    return a.x < b.x;
+  if (a.y != b.y)
+    return a.y < b.y;
+  if (a.size != b.size)
+    return a.size > b.size;
+  if (a.angle != b.angle)
+    return a.angle < b.angle;
+  if (a.response != b.response)
+    return a.response > b.response;
   return a.octave > b.octave;
 }
 

@@ -10,8 +10,8 @@
 
 namespace gpusift {
 
-inline constexpr int kDescriptorWidth = 4;      // spatial cells per side
-inline constexpr int kDescriptorBins = 8;       // orientation bins per cell
+inline constexpr int kDescriptorWidth = 4;            // spatial cells per side
+inline constexpr int kDescriptorBins = 8;             // orientation bins per cell
 inline constexpr float kDescriptorScaleFactor = 3.f;  // cell width in keypoint sigmas
 inline constexpr float kDescriptorClamp = 0.2f;
 inline constexpr float kDescriptorByteScale = 512.f;
@@ -23,7 +23,7 @@ inline constexpr int kDescriptorHistLength = (kDescriptorWidth + 2) * kDescripto
 struct DescriptorWindow {
   int row, col;  // centre pixel in the Gaussian level
   int radius;
-  float cos_t, sin_t;  // rotation divided by the cell width
+  float cos_t, sin_t;   // rotation divided by the cell width
   float angle_degrees;  // the keypoint's orientation in gradient-angle terms
 };
 
@@ -35,7 +35,8 @@ GPUSIFT_HD DescriptorWindow descriptor_window(float x, float y, float keypoint_a
   w.col = round_to_int(x);
   w.row = round_to_int(y);
   float angle = 360.f - keypoint_angle;
-  if (fabsf(angle - 360.f) < 1.1920929e-7f) angle = 0.f;
+  if (fabsf(angle - 360.f) < 1.1920929e-7f)
+    angle = 0.f;
   w.angle_degrees = angle;
   const float hist_width = kDescriptorScaleFactor * scale;
   int radius = round_to_int(hist_width * 1.4142135623730951f * (kDescriptorWidth + 1) * 0.5f);
@@ -79,8 +80,10 @@ GPUSIFT_HD bool descriptor_sample(const FloatImageView& img, const DescriptorWin
   rbin -= r0;
   cbin -= c0;
   obin -= o0;
-  if (o0 < 0) o0 += n;
-  if (o0 >= n) o0 -= n;
+  if (o0 < 0)
+    o0 += n;
+  if (o0 >= n)
+    o0 -= n;
 
   const float v_r1 = mag * rbin, v_r0 = mag - v_r1;
   const float v_rc11 = v_r1 * cbin, v_rc10 = v_r1 - v_rc11;
@@ -103,7 +106,8 @@ GPUSIFT_HD int descriptor_slot_offset(int k) {
 }
 
 GPUSIFT_HD void add_descriptor_contribution(const DescriptorContribution& c, float* hist) {
-  for (int k = 0; k < 8; ++k) hist[c.base + descriptor_slot_offset(k)] += c.w[k];
+  for (int k = 0; k < 8; ++k)
+    hist[c.base + descriptor_slot_offset(k)] += c.w[k];
 }
 
 // Folds the wrap-around orientation bins and drops the guard cells: 128 raw values.
@@ -114,8 +118,10 @@ GPUSIFT_HD void fold_descriptor_histogram(const float* hist, float* descriptor) 
       const int idx = ((i + 1) * (d + 2) + (j + 1)) * (n + 2);
       for (int k = 0; k < n; ++k) {
         float value = hist[idx + k];
-        if (k == 0) value += hist[idx + n];
-        if (k == 1) value += hist[idx + n + 1];
+        if (k == 0)
+          value += hist[idx + n];
+        if (k == 1)
+          value += hist[idx + n + 1];
         descriptor[(i * d + j) * n + k] = value;
       }
     }
@@ -125,7 +131,8 @@ GPUSIFT_HD void fold_descriptor_histogram(const float* hist, float* descriptor) 
 // Clamps each value at 0.2 of the norm and rescales to unit L2 norm, in place.
 GPUSIFT_HD void normalize_descriptor(float* descriptor) {
   float sum_sq = 0.f;
-  for (int k = 0; k < kDescriptorLength; ++k) sum_sq += descriptor[k] * descriptor[k];
+  for (int k = 0; k < kDescriptorLength; ++k)
+    sum_sq += descriptor[k] * descriptor[k];
   const float clamp = sqrtf(sum_sq) * kDescriptorClamp;
   sum_sq = 0.f;
   for (int k = 0; k < kDescriptorLength; ++k) {
@@ -133,7 +140,8 @@ GPUSIFT_HD void normalize_descriptor(float* descriptor) {
     sum_sq += descriptor[k] * descriptor[k];
   }
   const float inv = 1.f / max_of(sqrtf(sum_sq), 1.1920929e-7f);
-  for (int k = 0; k < kDescriptorLength; ++k) descriptor[k] *= inv;
+  for (int k = 0; k < kDescriptorLength; ++k)
+    descriptor[k] *= inv;
 }
 
 // OpenCV's bytes: saturate_cast<uchar>(unit * 512).
@@ -145,9 +153,11 @@ GPUSIFT_HD uint8_t descriptor_byte(float unit_value) {
 // RootSIFT from the unit descriptor: sqrt(v / |v|_1), which has unit L2 norm.
 GPUSIFT_HD void descriptor_to_rootsift(float* descriptor) {
   float l1 = 0.f;
-  for (int k = 0; k < kDescriptorLength; ++k) l1 += fabsf(descriptor[k]);
+  for (int k = 0; k < kDescriptorLength; ++k)
+    l1 += fabsf(descriptor[k]);
   const float inv = 1.f / max_of(l1, 1.1920929e-7f);
-  for (int k = 0; k < kDescriptorLength; ++k) descriptor[k] = sqrtf(fabsf(descriptor[k]) * inv);
+  for (int k = 0; k < kDescriptorLength; ++k)
+    descriptor[k] = sqrtf(fabsf(descriptor[k]) * inv);
 }
 
 }  // namespace gpusift

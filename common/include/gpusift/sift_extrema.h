@@ -21,13 +21,15 @@ GPUSIFT_HD float extremum_prethreshold(float contrast_threshold, int n_octave_la
 GPUSIFT_HD bool is_scale_space_extremum(const LayerStackView& dog, int layer, int row, int col,
                                         float threshold) {
   const float value = dog.at(layer, row, col);
-  if (!(fabsf(value) > threshold)) return false;
+  if (!(fabsf(value) > threshold))
+    return false;
   const bool maximum = value > 0;
   for (int dl = -1; dl <= 1; ++dl) {
     for (int dr = -1; dr <= 1; ++dr) {
       for (int dc = -1; dc <= 1; ++dc) {
         const float neighbour = dog.at(layer + dl, row + dr, col + dc);
-        if (maximum ? value < neighbour : value > neighbour) return false;
+        if (maximum ? value < neighbour : value > neighbour)
+          return false;
       }
     }
   }
@@ -39,8 +41,8 @@ struct ScaleSpaceGradient {
   float dxx, dyy, dss, dxy, dxs, dys;
 };
 
-GPUSIFT_HD ScaleSpaceGradient scale_space_derivatives(const LayerStackView& dog, int layer,
-                                                      int r, int c) {
+GPUSIFT_HD ScaleSpaceGradient scale_space_derivatives(const LayerStackView& dog, int layer, int r,
+                                                      int c) {
   const float img_scale = 1.f / 255.f;
   const float deriv_scale = img_scale * 0.5f;
   const float second_scale = img_scale;
@@ -57,11 +59,9 @@ GPUSIFT_HD ScaleSpaceGradient scale_space_derivatives(const LayerStackView& dog,
   g.dxy = (dog.at(l, r + 1, c + 1) - dog.at(l, r + 1, c - 1) - dog.at(l, r - 1, c + 1) +
            dog.at(l, r - 1, c - 1)) *
           cross_scale;
-  g.dxs = (dog.at(n, r, c + 1) - dog.at(n, r, c - 1) - dog.at(p, r, c + 1) +
-           dog.at(p, r, c - 1)) *
+  g.dxs = (dog.at(n, r, c + 1) - dog.at(n, r, c - 1) - dog.at(p, r, c + 1) + dog.at(p, r, c - 1)) *
           cross_scale;
-  g.dys = (dog.at(n, r + 1, c) - dog.at(n, r - 1, c) - dog.at(p, r + 1, c) +
-           dog.at(p, r - 1, c)) *
+  g.dys = (dog.at(n, r + 1, c) - dog.at(n, r - 1, c) - dog.at(p, r + 1, c) + dog.at(p, r - 1, c)) *
           cross_scale;
   return g;
 }
@@ -72,9 +72,10 @@ GPUSIFT_HD bool solve_hessian(const ScaleSpaceGradient& g, float* x_col, float* 
   const float a00 = g.dxx, a01 = g.dxy, a02 = g.dxs;
   const float a11 = g.dyy, a12 = g.dys, a22 = g.dss;
   const float b0 = g.dx, b1 = g.dy, b2 = g.ds;
-  const float det = a00 * (a11 * a22 - a12 * a12) - a01 * (a01 * a22 - a12 * a02) +
-                    a02 * (a01 * a12 - a11 * a02);
-  if (det == 0.f) return false;
+  const float det =
+      a00 * (a11 * a22 - a12 * a12) - a01 * (a01 * a22 - a12 * a02) + a02 * (a01 * a12 - a11 * a02);
+  if (det == 0.f)
+    return false;
   const float inv = 1.f / det;
   *x_col = inv * (b0 * (a11 * a22 - a12 * a12) - a01 * (b1 * a22 - a12 * b2) +
                   a02 * (b1 * a12 - a11 * b2));
@@ -100,20 +101,23 @@ struct RefinedExtremum {
 
 // Moves the extremum at (layer, row, col) of octave `octave` (0-based pyramid index) to its
 // sub-pixel/sub-scale position, then applies the contrast and edge tests. False rejects it.
-GPUSIFT_HD bool refine_extremum(const LayerStackView& dog, int octave, int layer, int row,
-                                int col, const RefineSettings& s, RefinedExtremum* out) {
+GPUSIFT_HD bool refine_extremum(const LayerStackView& dog, int octave, int layer, int row, int col,
+                                const RefineSettings& s, RefinedExtremum* out) {
   float xc = 0, xr = 0, xi = 0;
   int step = 0;
   for (; step < kSiftMaxRefineSteps; ++step) {
     const ScaleSpaceGradient g = scale_space_derivatives(dog, layer, row, col);
     float sc = 0, sr = 0, si = 0;
-    if (!solve_hessian(g, &sc, &sr, &si)) sc = sr = si = 0;
+    if (!solve_hessian(g, &sc, &sr, &si))
+      sc = sr = si = 0;
     xc = -sc;
     xr = -sr;
     xi = -si;
-    if (fabsf(xi) < 0.5f && fabsf(xr) < 0.5f && fabsf(xc) < 0.5f) break;
+    if (fabsf(xi) < 0.5f && fabsf(xr) < 0.5f && fabsf(xc) < 0.5f)
+      break;
     const float limit = 715827882.f;  // INT_MAX / 3, as OpenCV
-    if (!(fabsf(xi) <= limit && fabsf(xr) <= limit && fabsf(xc) <= limit)) return false;
+    if (!(fabsf(xi) <= limit && fabsf(xr) <= limit && fabsf(xc) <= limit))
+      return false;
     col += round_to_int(xc);
     row += round_to_int(xr);
     layer += round_to_int(xi);
@@ -122,17 +126,20 @@ GPUSIFT_HD bool refine_extremum(const LayerStackView& dog, int octave, int layer
         row >= dog.height - kSiftImageBorder)
       return false;
   }
-  if (step >= kSiftMaxRefineSteps) return false;
+  if (step >= kSiftMaxRefineSteps)
+    return false;
 
   const ScaleSpaceGradient g = scale_space_derivatives(dog, layer, row, col);
   const float t = g.dx * xc + g.dy * xr + g.ds * xi;
   const float contrast = dog.at(layer, row, col) * (1.f / 255.f) + t * 0.5f;
-  if (fabsf(contrast) * s.n_octave_layers < s.contrast_threshold) return false;
+  if (fabsf(contrast) * s.n_octave_layers < s.contrast_threshold)
+    return false;
 
   const float trace = g.dxx + g.dyy;
   const float det = g.dxx * g.dyy - g.dxy * g.dxy;
   const float e = s.edge_threshold;
-  if (det <= 0 || trace * trace * e >= (e + 1) * (e + 1) * det) return false;
+  if (det <= 0 || trace * trace * e >= (e + 1) * (e + 1) * det)
+    return false;
 
   // Multiplying by powers of two is exact, so this equals OpenCV's two-step scaling.
   const float to_base = ldexpf(1.f, octave + s.first_octave);
@@ -142,8 +149,8 @@ GPUSIFT_HD bool refine_extremum(const LayerStackView& dog, int octave, int layer
   k.size = s.sigma * powf(2.f, (layer + xi) / s.n_octave_layers) * to_base * 2.f;
   k.response = fabsf(contrast);
   k.angle = -1.f;
-  k.octave = ((octave + s.first_octave) & 255) | (layer << 8) |
-             (round_to_int((xi + 0.5f) * 255.f) << 16);
+  k.octave =
+      ((octave + s.first_octave) & 255) | (layer << 8) | (round_to_int((xi + 0.5f) * 255.f) << 16);
   out->layer = layer;
   out->row = row;
   out->col = col;

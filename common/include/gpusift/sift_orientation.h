@@ -15,8 +15,10 @@ inline constexpr float kRadiansToDegrees = 57.29577951308232f;
 // Gradient angle in degrees [0, 360) with y pointing up, as cv::fastAtan2(dy, dx).
 GPUSIFT_HD float gradient_angle_degrees(float dy, float dx) {
   float angle = atan2f(dy, dx) * kRadiansToDegrees;
-  if (angle < 0.f) angle += 360.f;
-  if (angle >= 360.f) angle -= 360.f;
+  if (angle < 0.f)
+    angle += 360.f;
+  if (angle >= 360.f)
+    angle -= 360.f;
   return angle;
 }
 
@@ -42,14 +44,17 @@ GPUSIFT_HD OrientationWindow orientation_window(int row, int col, float scale_in
 GPUSIFT_HD bool orientation_sample(const FloatImageView& img, const OrientationWindow& w, int dy,
                                    int dx, int* bin, float* weighted_magnitude) {
   const int y = w.row + dy, x = w.col + dx;
-  if (y <= 0 || y >= img.height - 1 || x <= 0 || x >= img.width - 1) return false;
+  if (y <= 0 || y >= img.height - 1 || x <= 0 || x >= img.width - 1)
+    return false;
   const float gx = img.at(y, x + 1) - img.at(y, x - 1);
   const float gy = img.at(y - 1, x) - img.at(y + 1, x);
   const float weight = expf(static_cast<float>(dy * dy + dx * dx) * w.exp_scale);
   const float angle = gradient_angle_degrees(gy, gx);
   int b = round_to_int(kOrientationBins / 360.f * angle);
-  if (b >= kOrientationBins) b -= kOrientationBins;
-  if (b < 0) b += kOrientationBins;
+  if (b >= kOrientationBins)
+    b -= kOrientationBins;
+  if (b < 0)
+    b += kOrientationBins;
   *bin = b;
   *weighted_magnitude = weight * sqrtf(gx * gx + gy * gy);
   return true;
@@ -81,7 +86,8 @@ GPUSIFT_HD int orientation_peaks(const float* hist, float maximum, float* angles
       float bin = j + 0.5f * (left - right) / (left - 2.f * hist[j] + right);
       bin = bin < 0 ? n + bin : (bin >= n ? bin - n : bin);
       float angle = 360.f - (360.f / n) * bin;
-      if (fabsf(angle - 360.f) < 1.1920929e-7f) angle = 0.f;
+      if (fabsf(angle - 360.f) < 1.1920929e-7f)
+        angle = 0.f;
       angles[count++] = angle;
     }
   }

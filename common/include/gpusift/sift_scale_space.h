@@ -8,11 +8,15 @@ namespace gpusift {
 
 inline constexpr float kSiftAssumedInputBlur = 0.5f;  // OpenCV's SIFT_INIT_SIGMA
 inline constexpr int kSiftImageBorder = 5;            // no extrema closer to the edge
-inline constexpr int kMaxGaussianRadius = 128;  // sigma up to ~32
+inline constexpr int kMaxGaussianRadius = 128;        // sigma up to ~32
 
 // Levels per octave in the Gaussian stack and in the DoG stack.
-GPUSIFT_HD int gaussian_levels(int n_octave_layers) { return n_octave_layers + 3; }
-GPUSIFT_HD int dog_levels(int n_octave_layers) { return n_octave_layers + 2; }
+GPUSIFT_HD int gaussian_levels(int n_octave_layers) {
+  return n_octave_layers + 3;
+}
+GPUSIFT_HD int dog_levels(int n_octave_layers) {
+  return n_octave_layers + 2;
+}
 
 // Blur that takes the (possibly doubled) input to sigma, assuming the camera gave 0.5.
 GPUSIFT_HD float initial_blur_sigma(float sigma, bool upscale) {
@@ -42,25 +46,30 @@ GPUSIFT_HD void gaussian_taps(float sigma, int radius, float* taps) {
     values[i + radius] = exp(scale * i * i);
     sum += values[i + radius];
   }
-  for (int i = 0; i <= 2 * radius; ++i) taps[i] = static_cast<float>(values[i] / sum);
+  for (int i = 0; i <= 2 * radius; ++i)
+    taps[i] = static_cast<float>(values[i] / sum);
 }
 
 // OpenCV: round(log2(min side of the base image) - 2) octaves, plus one when upscaled.
 // base_width/base_height are those of the (possibly doubled) base image.
 GPUSIFT_HD int octave_count(int base_width, int base_height, bool upscale) {
   const int smallest = min_of(base_width, base_height);
-  if (smallest < 1) return 0;
-  const int count = round_to_int(log(static_cast<double>(smallest)) / log(2.0) - 2.0) +
-                    (upscale ? 1 : 0);
+  if (smallest < 1)
+    return 0;
+  const int count =
+      round_to_int(log(static_cast<double>(smallest)) / log(2.0) - 2.0) + (upscale ? 1 : 0);
   return max_of(count, 0);
 }
 
 // Index that mirrors i into [0, n) without repeating the edge: OpenCV's BORDER_REFLECT_101.
 GPUSIFT_HD int reflect101(int i, int n) {
-  if (n == 1) return 0;
+  if (n == 1)
+    return 0;
   while (i < 0 || i >= n) {
-    if (i < 0) i = -i;
-    if (i >= n) i = 2 * (n - 1) - i;
+    if (i < 0)
+      i = -i;
+    if (i >= n)
+      i = 2 * (n - 1) - i;
   }
   return i;
 }
@@ -70,14 +79,16 @@ GPUSIFT_HD int reflect101(int i, int n) {
 GPUSIFT_HD float upscaled_row_sample(const FloatImageView& src, int row, int x) {
   const float* in = src.data + static_cast<ptrdiff_t>(row) * src.stride;
   const int sx = x / 2;
-  if (x % 2 == 0) return sx > 0 ? in[sx - 1] * 0.25f + in[sx] * 0.75f : in[sx];
+  if (x % 2 == 0)
+    return sx > 0 ? in[sx - 1] * 0.25f + in[sx] * 0.75f : in[sx];
   return sx + 1 < src.width ? in[sx] * 0.75f + in[sx + 1] * 0.25f : in[sx];
 }
 
 GPUSIFT_HD float upscaled_pixel(const FloatImageView& src, int y, int x) {
   const int near = y / 2;
   const int far = y % 2 == 0 ? near - 1 : near + 1;
-  if (far < 0 || far >= src.height) return upscaled_row_sample(src, near, x);
+  if (far < 0 || far >= src.height)
+    return upscaled_row_sample(src, near, x);
   const int upper = y % 2 == 0 ? far : near;
   const float top_weight = y % 2 == 0 ? 0.25f : 0.75f;
   return upscaled_row_sample(src, upper, x) * top_weight +

@@ -1,0 +1,18 @@
+// Runs a program without a shell and captures its exit status, stdout and stderr.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpusift::testing {
+
+struct ChildResult {
+  int exit_status = -1;  // 128 + signal number when the child was killed by a signal
+  std::string out;
+  std::string err;
+};
+
+// argv[0] is the program path. `scratch_dir` receives the files that capture the two streams.
+ChildResult run_child(const std::vector<std::string>& argv, const std::string& scratch_dir);
+
+}  // namespace gpusift::testing

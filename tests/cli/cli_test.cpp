@@ -1,0 +1,267 @@
+// gpusift-extract run as a child process: its CSV against the CPU backend in-process, and one
+// stderr line with exit status 2 for every kind of bad input. The output checks pin the CPU
+// backend so that a CUDA fault shows up in the gpu suite, not here.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "child_process.h"
+#include "gpusift/cpu_sift.h"
+#include "gpusift/extractor.h"
+#include "test_images.h"
+
+#ifndef GPUSIFT_EXTRACT_PATH
+#error "GPUSIFT_EXTRACT_PATH must name the gpusift-extract executable"
+#endif
+#ifndef GPUSIFT_CLI_TEST_DATA_DIR
+#error "GPUSIFT_CLI_TEST_DATA_DIR must name the folder of the test images"
+#endif
+
+namespace gpusift::testing {
+namespace {
+
+constexpr int kFailureStatus = 2;
+const std::string kDataDir = GPUSIFT_CLI_TEST_DATA_DIR;
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::stringstream stream(text);
+  std::string part;
+  while (std::getline(stream, part, separator))
+    parts.push_back(part);
+  return parts;
+}
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream file(path);
+  std::vector<std::string> lines;
+  std::string line;
+  while (std::getline(file, line))
+    lines.push_back(line);
+  return lines;
+}
+
+std::string expected_header(int descriptor_columns) {
+  std::string header = "x,y,size,angle,response,octave";
+  for (int d = 0; d < descriptor_columns; ++d)
+    header += ",d" + std::to_string(d);
+  return header;
+}
+
+float to_float(const std::string& text) {
+  return std::strtof(text.c_str(), nullptr);
+}
+
+bool is_one_error_line(const std::string& err) {
+  return err.rfind("gpusift-extract: ", 0) == 0 && err.find('\n') == err.size() - 1;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = ::testing::TempDir() + "gpusift-cli-XXXXXX";
+    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  ChildResult run(std::vector<std::string> args) const {
+    args.insert(args.begin(), GPUSIFT_EXTRACT_PATH);
+    return run_child(args, dir_);
+  }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  static std::string image(const std::string& name) { return kDataDir + "/" + name; }
+
+  std::string dir_;
+};
+
+TEST_F(CliTest, CsvEqualsCpuBackendInProcess) {
+  const ChildResult r = run({"--backend", "cpu", image("camera.png"), "-o", path("camera.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+
+  const cv::Mat gray = load_gray("camera.png");
+  ASSERT_FALSE(gray.empty());
+  CpuSiftExtractor extractor{SiftParams{}};
+  const Features expected = extractor.extract(gray.data, gray.step, gray.cols, gray.rows);
+  ASSERT_GT(expected.keypoints.size(), 100u);
+  const std::string summary = "camera.png: " + std::to_string(expected.keypoints.size()) +
+                              " keypoints (cpu, 512x512) -> " + path("camera.csv") + "\n";
+  EXPECT_NE(r.out.find(summary), std::string::npos) << r.out;
+
+  const std::vector<std::string> lines = read_lines(path("camera.csv"));
+  ASSERT_EQ(lines.size(), expected.keypoints.size() + 1);
+  EXPECT_EQ(lines[0], expected_header(kSiftDescriptorSize));
+  for (size_t i = 0; i < expected.keypoints.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    const std::vector<std::string> fields = split(lines[i + 1], ',');
+    ASSERT_EQ(fields.size(), 6u + kSiftDescriptorSize);
+    const Keypoint& k = expected.keypoints[i];
+    // %.9g round-trips floats, so the CSV must give back the very same values.
+    EXPECT_EQ(to_float(fields[0]), k.x);
+    EXPECT_EQ(to_float(fields[1]), k.y);
+    EXPECT_EQ(to_float(fields[2]), k.size);
+    EXPECT_EQ(to_float(fields[3]), k.angle);
+    EXPECT_EQ(to_float(fields[4]), k.response);
+    EXPECT_EQ(std::stoi(fields[5]), k.octave);
+    for (int d = 0; d < kSiftDescriptorSize; ++d)
+      ASSERT_EQ(to_float(fields[6 + d]), expected.float_descriptors[i * kSiftDescriptorSize + d])
+          << "d" << d;
+  }
+}
+
+TEST_F(CliTest, Uint8DescriptorsAreIntegers) {
+  const ChildResult r =
+      run({image("camera.png"), "--descriptor", "uint8", "--backend", "cpu", "-o", path("u8.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const std::vector<std::string> lines = read_lines(path("u8.csv"));
+  ASSERT_GT(lines.size(), 100u);
+  EXPECT_EQ(lines[0], expected_header(kSiftDescriptorSize));
+  const std::regex byte_value("[0-9]{1,3}");
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> fields = split(lines[i], ',');
+    ASSERT_EQ(fields.size(), 6u + kSiftDescriptorSize) << "row " << i;
+    for (size_t f = 6; f < fields.size(); ++f) {
+      ASSERT_TRUE(std::regex_match(fields[f], byte_value)) << "row " << i << ": " << fields[f];
+      ASSERT_LE(std::stoi(fields[f]), 255);
+    }
+  }
+}
+
+TEST_F(CliTest, NoDescriptorGivesSixColumns) {
+  const ChildResult r =
+      run({image("camera.png"), "--backend", "cpu", "--descriptor", "none", "-o", path("kp.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const std::vector<std::string> lines = read_lines(path("kp.csv"));
+  ASSERT_GT(lines.size(), 100u);
+  EXPECT_EQ(lines[0], expected_header(0));
+  for (size_t i = 1; i < lines.size(); ++i)
+    ASSERT_EQ(split(lines[i], ',').size(), 6u) << i;
+}
+
+TEST_F(CliTest, OverflowKeepsTheCapacityAndWarns) {
+  const ChildResult r = run({image("camera.png"), "--backend", "cpu", "--max-keypoints", "10",
+                             "--descriptor", "none", "-o", path("few.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(read_lines(path("few.csv")).size(), 11u);
+  EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("kept the strongest 10"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DrawWritesTheImage) {
+  const ChildResult r = run({image("camera.png"), "--backend", "cpu", "--descriptor", "none",
+                             "--draw", path("drawn.png"), "-o", path("kp.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const cv::Mat drawn = cv::imread(path("drawn.png"), cv::IMREAD_UNCHANGED);
+  EXPECT_EQ(drawn.cols, 512);
+  EXPECT_EQ(drawn.rows, 512);
+  EXPECT_EQ(drawn.channels(), 3);
+}
+
+TEST_F(CliTest, ListBackendsListsCpu) {
+  const ChildResult r = run({"--list-backends"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const std::vector<std::string> lines = split(r.out, '\n');
+  EXPECT_NE(std::find(lines.begin(), lines.end(), "cpu"), lines.end()) << r.out;
+}
+
+TEST_F(CliTest, HelpPrintsUsage) {
+  const ChildResult r = run({"--help"});
+  EXPECT_EQ(r.exit_status, 0);
+  EXPECT_EQ(r.out.rfind("usage: gpusift-extract", 0), 0u) << r.out;
+}
+
+TEST_F(CliTest, BenchPrintsTheMedian) {
+  const ChildResult r =
+      run({image("camera.png"), "--bench", "3", "--descriptor", "none", "-o", path("b.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("median_ms=[0-9.]+ runs=3 backend=(cpu|cuda)")))
+      << r.out;
+}
+
+TEST_F(CliTest, CudaBackendNeedsADevice) {
+  const ChildResult r = run({image("camera.png"), "--backend", "cuda", "-o", path("cuda.csv")});
+  if (cuda_device_count() > 0) {
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    EXPECT_NE(r.out.find("(cuda, 512x512)"), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.exit_status, kFailureStatus);
+    EXPECT_TRUE(is_one_error_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(path("cuda.csv")));
+  }
+}
+
+struct BadInput {
+  const char* name;
+  std::vector<std::string> args;  // @TMP@ and @DATA@ stand for the scratch and data folders
+};
+
+class CliBadInput : public CliTest, public ::testing::WithParamInterface<BadInput> {
+ protected:
+  std::vector<std::string> expanded_args() const {
+    std::vector<std::string> args = GetParam().args;
+    for (std::string& arg : args) {
+      for (const auto& [token, value] :
+           {std::pair<std::string, std::string>{"@TMP@", dir_}, {"@DATA@", kDataDir}}) {
+        const size_t at = arg.find(token);
+        if (at != std::string::npos)
+          arg.replace(at, token.size(), value);
+      }
+    }
+    return args;
+  }
+};
+
+TEST_P(CliBadInput, ExitsWithOneStderrLine) {
+  std::ofstream(path("not-an-image.png")) << "this is text, not a PNG\n";
+  const ChildResult r = run(expanded_args());
+  EXPECT_EQ(r.exit_status, kFailureStatus) << r.out << r.err;
+  EXPECT_TRUE(is_one_error_line(r.err)) << "stderr: [" << r.err << "]";
+}
+
+const std::vector<BadInput>& bad_inputs() {
+  static const std::vector<BadInput> inputs = {
+      {"MissingImageFile", {"@DATA@/no-such-image.png", "-o", "@TMP@/out.csv"}},
+      {"UndecodableImage", {"@TMP@/not-an-image.png", "-o", "@TMP@/out.csv"}},
+      {"ImageIsAFolder", {"@DATA@", "-o", "@TMP@/out.csv"}},
+      {"NoImageArgument", {"-o", "@TMP@/out.csv"}},
+      {"TwoImages", {"@DATA@/camera.png", "@DATA@/coins.png", "-o", "@TMP@/out.csv"}},
+      {"UnknownOption", {"--frobnicate", "@DATA@/camera.png", "-o", "@TMP@/out.csv"}},
+      {"MissingValueAtEnd", {"@DATA@/camera.png", "-o", "@TMP@/out.csv", "--nfeatures"}},
+      {"MissingValueBeforeOption", {"@DATA@/camera.png", "--draw", "-o", "@TMP@/out.csv"}},
+      {"MissingOutput", {"@DATA@/camera.png"}},
+      {"NegativeNfeatures", {"@DATA@/camera.png", "--nfeatures", "-3", "-o", "@TMP@/out.csv"}},
+      {"NonNumericNfeatures", {"@DATA@/camera.png", "--nfeatures", "12x", "-o", "@TMP@/o.csv"}},
+      {"UpscaleSeven", {"@DATA@/camera.png", "--upscale", "7", "-o", "@TMP@/out.csv"}},
+      {"UnknownDescriptor", {"@DATA@/camera.png", "--descriptor", "foo", "-o", "@TMP@/out.csv"}},
+      {"UnknownMethod", {"@DATA@/camera.png", "--method", "surf", "-o", "@TMP@/out.csv"}},
+      {"UnknownBackend", {"@DATA@/camera.png", "--backend", "tpu", "-o", "@TMP@/out.csv"}},
+      {"SigmaOutOfRange", {"@DATA@/camera.png", "--sigma", "9", "-o", "@TMP@/out.csv"}},
+      {"NanThreshold", {"@DATA@/camera.png", "--contrast-threshold", "nan", "-o", "@TMP@/out.csv"}},
+      {"ZeroOctaveLayers", {"@DATA@/camera.png", "--n-octave-layers", "0", "-o", "@TMP@/o.csv"}},
+      {"ZeroBenchRuns", {"@DATA@/camera.png", "--bench", "0", "-o", "@TMP@/out.csv"}},
+      {"OutputFolderMissing", {"@DATA@/camera.png", "-o", "@TMP@/no-such-folder/out.csv"}},
+      {"OutputIsAFolder", {"@DATA@/camera.png", "--descriptor", "none", "-o", "@TMP@"}},
+      {"DrawingExtensionUnknown",
+       {"@DATA@/camera.png", "--draw", "@TMP@/out.nosuchformat", "-o", "@TMP@/out.csv"}},
+  };
+  return inputs;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllKinds, CliBadInput, ::testing::ValuesIn(bad_inputs()),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+}  // namespace
+}  // namespace gpusift::testing

@@ -1,0 +1,28 @@
+// Command line of gpusift-extract, parsed into one struct.
+#pragma once
+
+#include <string>
+
+#include "gpusift/extractor.h"
+#include "gpusift/sift_params.h"
+
+namespace gpusift::tools {
+
+struct ExtractOptions {
+  bool show_help = false;
+  bool list_backends = false;
+  std::string image_path;
+  std::string csv_path;
+  std::string draw_path;  // empty: no drawing
+  Backend backend = Backend::kAuto;
+  SiftParams params;
+  int cuda_device = -1;  // -1: the factory's choice
+  int bench_runs = 0;    // 0: extract once, no timing
+};
+
+const char* extract_usage();
+
+// Fills `options` from argv; returns an empty string on success, else a one-line message.
+std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options);
+
+}  // namespace gpusift::tools

@@ -1,0 +1,72 @@
+#include "csv_writer.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+
+namespace gpusift::tools {
+
+namespace {
+
+struct FileCloser {
+  void operator()(std::FILE* file) const { std::fclose(file); }
+};
+using FilePtr = std::unique_ptr<std::FILE, FileCloser>;
+
+[[noreturn]] void fail(const std::string& path, int error_number) {
+  throw std::runtime_error("cannot write " + path + ": " + std::strerror(error_number));
+}
+
+int descriptor_columns(const Features& features) {
+  return features.descriptor_format == DescriptorFormat::kNone ? 0 : features.descriptor_size;
+}
+
+void write_header(std::FILE* file, int columns) {
+  std::fputs("x,y,size,angle,response,octave", file);
+  for (int d = 0; d < columns; ++d)
+    std::fprintf(file, ",d%d", d);
+  std::fputc('\n', file);
+}
+
+void write_row(std::FILE* file, const Features& features, size_t index, int columns) {
+  const Keypoint& k = features.keypoints[index];
+  std::fprintf(file, "%.9g,%.9g,%.9g,%.9g,%.9g,%d", k.x, k.y, k.size, k.angle, k.response,
+               static_cast<int>(k.octave));
+  const size_t row_start = index * static_cast<size_t>(columns);
+  if (features.descriptor_format == DescriptorFormat::kUint8) {
+    const uint8_t* row = features.byte_descriptors.data() + row_start;
+    for (int d = 0; d < columns; ++d)
+      std::fprintf(file, ",%d", static_cast<int>(row[d]));
+  } else if (columns > 0) {
+    const float* row = features.float_descriptors.data() + row_start;
+    for (int d = 0; d < columns; ++d)
+      std::fprintf(file, ",%.9g", static_cast<double>(row[d]));
+  }
+  std::fputc('\n', file);
+}
+
+}  // namespace
+
+void write_features_csv(const std::string& path, const Features& features) {
+  const int columns = descriptor_columns(features);
+  if (columns > 0 &&
+      static_cast<size_t>(features.descriptor_row_count()) < features.keypoints.size())
+    throw std::runtime_error("internal error: fewer descriptor rows than keypoints");
+  FilePtr file(std::fopen(path.c_str(), "w"));
+  if (!file)
+    fail(path, errno);
+  write_header(file.get(), columns);
+  for (size_t i = 0; i < features.keypoints.size(); ++i)
+    write_row(file.get(), features, i, columns);
+  // Checking the close as well catches a full disk on the last buffered block.
+  const bool write_failed = std::ferror(file.get()) != 0;
+  const int write_errno = errno;
+  if (std::fclose(file.release()) != 0)
+    fail(path, errno);
+  if (write_failed)
+    fail(path, write_errno != 0 ? write_errno : EIO);
+}
+
+}  // namespace gpusift::tools

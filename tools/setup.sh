@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# One-time set-up on Debian 12: build dependencies, the real test images, and a configured,
+# built tree in ./build (the CUDA backend is built when nvcc is found, e.g. /usr/local/cuda/bin).
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends \
+  g++ meson ninja-build pkg-config clang-format netpbm \
+  libopencv-dev libgtest-dev libgmock-dev \
+  libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
+  gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
+  gstreamer1.0-plugins-bad gstreamer1.0-libav
+[ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
+tools/fetch-test-images.sh
+[ -f build/build.ninja ] || meson setup build ${GPUSIFT_MESON_ARGS:-}
+ninja -C build
