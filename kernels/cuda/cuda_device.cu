@@ -8,22 +8,6 @@
 
 namespace gpusift {
 
-int bytes_per_pixel(PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kGray8:
-      return 1;
-    case PixelFormat::kRgb8:
-    case PixelFormat::kBgr8:
-      return 3;
-    case PixelFormat::kRgba8:
-    case PixelFormat::kBgra8:
-    case PixelFormat::kRgbx8:
-    case PixelFormat::kBgrx8:
-      return 4;
-  }
-  return 0;
-}
-
 int cuda_device_count() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess) {
@@ -50,7 +34,9 @@ ScopedCudaDevice::~ScopedCudaDevice() {
     cudaSetDevice(previous_);
 }
 
-OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : stream_(nullptr) {
+OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : OwnedCudaStream() {}
+
+OwnedCudaStream::OwnedCudaStream() : stream_(nullptr) {
   cudaStream_t stream = nullptr;
   cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   stream_ = stream;

@@ -3,6 +3,7 @@
 #include "gpusift/cpu_sift.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
+#include "gpusift/host_gray.h"
 
 #ifdef GPUSIFT_HAVE_CUDA
 #include "gpusift/cuda_sift.h"
@@ -16,35 +17,55 @@ class CpuExtractor final : public Extractor {
  public:
   explicit CpuExtractor(const SiftParams& params) : impl_(params) {}
   Backend backend() const override { return Backend::kCpu; }
-  void extract_gray8(const uint8_t* gray, size_t pitch_bytes, int width, int height,
-                     Features* out) override {
-    impl_.extract(gray, pitch_bytes, width, height, out);
+  void extract(const FrameView& frame, Features* out) override {
+    out->clear();
+    const HostGray gray = host_gray_pixels(frame, &gray_scratch_);
+    impl_.extract(gray.pixels, gray.pitch_bytes, frame.width, frame.height, out);
   }
 
  private:
   CpuSiftExtractor impl_;
+  std::vector<uint8_t> gray_scratch_;
 };
 
 #ifdef GPUSIFT_HAVE_CUDA
-class CudaExtractor final : public Extractor {
+// On the context current at construction; the caller keeps it current while using this.
+class CurrentContextCudaExtractor : public Extractor {
  public:
-  CudaExtractor(const SiftParams& params, int device_id)
-      : device_(device_id), stream_(device_), impl_(params, device_.id()) {}
+  explicit CurrentContextCudaExtractor(const SiftParams& params) : impl_(params) {}
   Backend backend() const override { return Backend::kCuda; }
-  void extract_gray8(const uint8_t* gray, size_t pitch_bytes, int width, int height,
-                     Features* out) override {
-    const FrameView frame{gray, pitch_bytes, width, height, PixelFormat::kGray8, MemoryKind::kHost};
+  void extract(const FrameView& frame, Features* out) override {
     impl_.extract(frame, stream_.get(), out);
   }
 
  private:
-  ScopedCudaDevice device_;
   OwnedCudaStream stream_;
   CudaSiftExtractor impl_;
+};
+
+// Selects the device itself, for callers without their own context management.
+class CudaExtractor final : public Extractor {
+ public:
+  CudaExtractor(const SiftParams& params, int device_id) : device_(device_id), impl_(params) {}
+  Backend backend() const override { return Backend::kCuda; }
+  void extract(const FrameView& frame, Features* out) override { impl_.extract(frame, out); }
+
+ private:
+  ScopedCudaDevice device_;
+  CurrentContextCudaExtractor impl_;
 };
 #endif
 
 }  // namespace
+
+std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(
+    [[maybe_unused]] const SiftParams& params) {
+#ifdef GPUSIFT_HAVE_CUDA
+  return std::make_unique<CurrentContextCudaExtractor>(params);
+#else
+  throw Error(ErrorCode::kNoDevice, "the CUDA backend is not built into this gpusift");
+#endif
+}
 
 const char* backend_name(Backend backend) {
   switch (backend) {

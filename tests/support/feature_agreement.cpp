@@ -122,7 +122,7 @@ std::vector<cv::KeyPoint> to_cv_keypoints(const Features& features) {
   std::vector<cv::KeyPoint> out;
   out.reserve(features.keypoints.size());
   for (const Keypoint& k : features.keypoints)
-    out.emplace_back(k.x, k.y, k.size, k.angle, k.response, k.octave);
+    out.emplace_back(k.x, k.y, k.size, k.angle, k.response, k.octave, k.class_id);
   return out;
 }
 

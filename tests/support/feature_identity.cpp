@@ -19,7 +19,7 @@ size_t first_difference(const std::vector<T>& a, const std::vector<T>& b) {
 }  // namespace
 
 ::testing::AssertionResult bit_identical(const Features& a, const Features& b) {
-  static_assert(sizeof(Keypoint) == 6 * 4, "memcmp of Keypoint needs it free of padding");
+  static_assert(sizeof(Keypoint) == 7 * 4, "memcmp of Keypoint needs it free of padding");
   if (a.keypoints.size() != b.keypoints.size())
     return ::testing::AssertionFailure()
            << a.keypoints.size() << " keypoints versus " << b.keypoints.size();

@@ -13,7 +13,7 @@ std::vector<cv::KeyPoint> to_cv_keypoints(const Features& features) {
   std::vector<cv::KeyPoint> keypoints;
   keypoints.reserve(features.keypoints.size());
   for (const Keypoint& k : features.keypoints)
-    keypoints.emplace_back(k.x, k.y, k.size, k.angle, k.response, k.octave);
+    keypoints.emplace_back(k.x, k.y, k.size, k.angle, k.response, k.octave, k.class_id);
   return keypoints;
 }
 

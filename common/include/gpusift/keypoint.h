@@ -16,6 +16,7 @@ struct Keypoint {
   // OpenCV packing: bits 0-7 octave (signed, -1 for the upscaled first octave),
   // bits 8-15 layer, bits 16-23 round((sub-layer offset + 0.5) * 255).
   int32_t octave;
+  int32_t class_id;  // SURF: sign of the Laplacian (+1 / -1); SIFT: -1, as OpenCV
 };
 
 struct UnpackedOctave {

@@ -149,6 +149,7 @@ GPUSIFT_HD bool refine_extremum(const LayerStackView& dog, int octave, int layer
   k.size = s.sigma * powf(2.f, (layer + xi) / s.n_octave_layers) * to_base * 2.f;
   k.response = fabsf(contrast);
   k.angle = -1.f;
+  k.class_id = -1;
   k.octave =
       ((octave + s.first_octave) & 255) | (layer << 8) | (round_to_int((xi + 0.5f) * 255.f) << 16);
   out->layer = layer;

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "gpusift/features.h"
+#include "gpusift/frame.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/sift_params.h"
 
@@ -21,22 +22,6 @@ struct CUstream_st;
 namespace gpusift {
 
 using CudaStream = CUstream_st*;
-
-enum class PixelFormat { kGray8, kRgb8, kBgr8, kRgba8, kBgra8, kRgbx8, kBgrx8 };
-enum class MemoryKind { kHost, kDevice };
-
-int bytes_per_pixel(PixelFormat format);
-
-// A frame to read: host memory (pinned or pageable) or device memory of the extractor's device.
-// For YUV frames pass the luma plane as kGray8.
-struct FrameView {
-  const void* data;
-  size_t pitch_bytes;
-  int width;
-  int height;
-  PixelFormat format;
-  MemoryKind memory;
-};
 
 // Results of the last frame, still on the device; valid until the next enqueue.
 struct DeviceFeatures {
@@ -87,9 +72,10 @@ class ScopedCudaDevice {
   int previous_;
 };
 
-// A non-blocking stream owned by the caller's code.
+// A non-blocking stream owned by the caller's code, on the current device or context.
 class OwnedCudaStream {
  public:
+  OwnedCudaStream();
   explicit OwnedCudaStream(const ScopedCudaDevice& device);
   ~OwnedCudaStream();
   OwnedCudaStream(const OwnedCudaStream&) = delete;

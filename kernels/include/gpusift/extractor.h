@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "gpusift/features.h"
+#include "gpusift/frame.h"
 #include "gpusift/sift_params.h"
 
 namespace gpusift {
@@ -23,9 +24,15 @@ class Extractor {
  public:
   virtual ~Extractor() = default;
   virtual Backend backend() const = 0;
-  // GRAY8 frame in host memory, rows pitch_bytes apart. Reuses out's storage.
-  virtual void extract_gray8(const uint8_t* gray, size_t pitch_bytes, int width, int height,
-                             Features* out) = 0;
+  // Any PixelFormat; device memory only for the CUDA backend. Reuses out's storage.
+  virtual void extract(const FrameView& frame, Features* out) = 0;
+
+  // GRAY8 frame in host memory, rows pitch_bytes apart.
+  void extract_gray8(const uint8_t* gray, size_t pitch_bytes, int width, int height,
+                     Features* out) {
+    extract(FrameView{gray, pitch_bytes, width, height, PixelFormat::kGray8, MemoryKind::kHost},
+            out);
+  }
 };
 
 // kAuto picks CUDA when it is built in and a device is present, else the CPU.
@@ -33,6 +40,11 @@ class Extractor {
 // driver or device, bad device id), kInvalidArgument for bad parameters.
 std::unique_ptr<Extractor> create_extractor(Backend backend, const SiftParams& params,
                                             int cuda_device_id = -1);
+
+// For callers that manage CUDA contexts themselves (GStreamer elements push a GstCudaContext):
+// a CUDA extractor on the context current on this thread, with its own stream, selecting no
+// device. Create, use and destroy it with that context current. Throws like create_extractor.
+std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const SiftParams& params);
 
 // Backends compiled into this build, in preference order.
 std::vector<Backend> built_backends();

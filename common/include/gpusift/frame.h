@@ -1,0 +1,55 @@
+// A caller's frame as the extractors read it: pixel layout and where the pixels live.
+#pragma once
+
+#include <cstddef>
+
+namespace gpusift {
+
+enum class PixelFormat { kGray8, kRgb8, kBgr8, kRgba8, kBgra8, kRgbx8, kBgrx8 };
+enum class MemoryKind { kHost, kDevice };
+
+inline int bytes_per_pixel(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kGray8:
+      return 1;
+    case PixelFormat::kRgb8:
+    case PixelFormat::kBgr8:
+      return 3;
+    case PixelFormat::kRgba8:
+    case PixelFormat::kBgra8:
+    case PixelFormat::kRgbx8:
+    case PixelFormat::kBgrx8:
+      return 4;
+  }
+  return 0;
+}
+
+// Byte offsets of red and blue within a pixel (green is always 1); -1 for gray.
+inline int red_offset(PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kRgb8:
+    case PixelFormat::kRgba8:
+    case PixelFormat::kRgbx8:
+      return 0;
+    case PixelFormat::kBgr8:
+    case PixelFormat::kBgra8:
+    case PixelFormat::kBgrx8:
+      return 2;
+    case PixelFormat::kGray8:
+      break;
+  }
+  return -1;
+}
+
+// Host memory (pinned or pageable) or device memory of the extractor's device. For YUV frames
+// pass the luma plane as kGray8.
+struct FrameView {
+  const void* data;
+  size_t pitch_bytes;
+  int width;
+  int height;
+  PixelFormat format;
+  MemoryKind memory;
+};
+
+}  // namespace gpusift

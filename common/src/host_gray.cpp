@@ -1,0 +1,29 @@
+#include "gpusift/host_gray.h"
+
+#include "gpusift/color.h"
+#include "gpusift/error.h"
+#include "gpusift/frame_check.h"
+
+namespace gpusift {
+
+HostGray host_gray_pixels(const FrameView& frame, std::vector<uint8_t>* scratch) {
+  if (frame.memory != MemoryKind::kHost)
+    throw Error(ErrorCode::kInvalidArgument, "the CPU backend reads host memory only");
+  check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height,
+              bytes_per_pixel(frame.format));
+  if (frame.format == PixelFormat::kGray8)
+    return {static_cast<const uint8_t*>(frame.data), frame.pitch_bytes};
+  const int step = bytes_per_pixel(frame.format);
+  const int red = red_offset(frame.format), blue = 2 - red;
+  scratch->resize(static_cast<size_t>(frame.width) * frame.height);
+#pragma omp parallel for schedule(static)
+  for (int y = 0; y < frame.height; ++y) {
+    const uint8_t* in = static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes;
+    uint8_t* out = scratch->data() + static_cast<size_t>(y) * frame.width;
+    for (int x = 0; x < frame.width; ++x, in += step)
+      out[x] = rgb_to_gray8(in[red], in[1], in[blue]);
+  }
+  return {scratch->data(), static_cast<size_t>(frame.width)};
+}
+
+}  // namespace gpusift

@@ -1,0 +1,199 @@
+#include "gpusiftfilter_settings.h"
+
+#include <gst/gst.h>
+
+namespace gpusift::gst {
+
+namespace {
+
+GType method_enum_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {static_cast<gint>(Method::kSift), "SIFT (Lowe 2004, OpenCV 4 semantics)", "sift"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstGpusiftMethod", values));
+  return type;
+}
+
+GType backend_enum_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {static_cast<gint>(Backend::kAuto), "CUDA when a GPU is present, else the CPU", "auto"},
+      {static_cast<gint>(Backend::kCuda), "CUDA (error without a GPU)", "cuda"},
+      {static_cast<gint>(Backend::kCpu), "CPU reference", "cpu"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstGpusiftBackend", values));
+  return type;
+}
+
+GType descriptor_enum_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {static_cast<gint>(DescriptorFormat::kNone), "Keypoints only", "none"},
+      {static_cast<gint>(DescriptorFormat::kFloat), "float32, unit L2 norm", "float"},
+      {static_cast<gint>(DescriptorFormat::kUint8), "uint8, OpenCV's bytes", "uint8"},
+      {static_cast<gint>(DescriptorFormat::kRootSift), "float32 RootSIFT", "rootsift"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstGpusiftDescriptor", values));
+  return type;
+}
+
+constexpr GParamFlags kAnyState = static_cast<GParamFlags>(
+    G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+constexpr GParamFlags kReadyOnly =
+    static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+}  // namespace
+
+void install_filter_properties(GObjectClass* klass) {
+  const SiftParams d = FilterSettings::video_defaults();
+  g_object_class_install_property(
+      klass, kPropMethod,
+      g_param_spec_enum("method", "Method", "Feature detector and descriptor", method_enum_type(),
+                        static_cast<gint>(Method::kSift), kReadyOnly));
+  g_object_class_install_property(
+      klass, kPropBackend,
+      g_param_spec_enum("backend", "Backend",
+                        "Where features are computed; auto falls back to the CPU with a warning "
+                        "when no GPU is usable",
+                        backend_enum_type(), static_cast<gint>(Backend::kAuto), kReadyOnly));
+  g_object_class_install_property(
+      klass, kPropCudaDeviceId,
+      g_param_spec_int("cuda-device-id", "CUDA device id",
+                       "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
+                       G_MAXINT, -1, kReadyOnly));
+  g_object_class_install_property(
+      klass, kPropNfeatures,
+      g_param_spec_int("nfeatures", "Number of features",
+                       "Keep the N strongest keypoints by response; 0 keeps all", 0, G_MAXINT,
+                       d.nfeatures, kAnyState));
+  g_object_class_install_property(
+      klass, kPropNOctaveLayers,
+      g_param_spec_int("n-octave-layers", "Octave layers", "Layers per octave of the scale space",
+                       1, kMaxOctaveLayers, d.n_octave_layers, kAnyState));
+  g_object_class_install_property(klass, kPropContrastThreshold,
+                                  g_param_spec_double("contrast-threshold", "Contrast threshold",
+                                                      "Minimum DoG contrast (OpenCV's units)", 0.0,
+                                                      10.0, d.contrast_threshold, kAnyState));
+  g_object_class_install_property(
+      klass, kPropEdgeThreshold,
+      g_param_spec_double("edge-threshold", "Edge threshold",
+                          "Maximum principal curvature ratio (OpenCV's units)", 1e-3, 1000.0,
+                          d.edge_threshold, kAnyState));
+  g_object_class_install_property(
+      klass, kPropSigma,
+      g_param_spec_double("sigma", "Sigma", "Gaussian blur of the first octave", 0.5, 4.0, d.sigma,
+                          kAnyState));
+  g_object_class_install_property(
+      klass, kPropUpscale,
+      g_param_spec_boolean("upscale", "Upscale",
+                           "Double the frame for the first octave as OpenCV does (parity with "
+                           "cv::SIFT, about 2-3x slower); off by default for video",
+                           d.upscale, kAnyState));
+  g_object_class_install_property(
+      klass, kPropDescriptor,
+      g_param_spec_enum("descriptor", "Descriptor", "Descriptor format in the meta",
+                        descriptor_enum_type(), static_cast<gint>(d.descriptor), kAnyState));
+  g_object_class_install_property(
+      klass, kPropMaxKeypoints,
+      g_param_spec_int("max-keypoints", "Maximum keypoints",
+                       "Capacity of the keypoint list; past it the strongest are kept and a "
+                       "warning is posted",
+                       1, 1 << 22, d.max_keypoints, kAnyState));
+  g_object_class_install_property(
+      klass, kPropPostMessages,
+      g_param_spec_boolean("post-messages", "Post messages",
+                           "Post a \"gpusiftfilter\" element message for every frame", FALSE,
+                           kAnyState));
+}
+
+bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
+  switch (id) {
+    case kPropMethod:
+      s->method = static_cast<Method>(g_value_get_enum(value));
+      return true;
+    case kPropBackend:
+      s->backend = static_cast<Backend>(g_value_get_enum(value));
+      return true;
+    case kPropCudaDeviceId:
+      s->cuda_device_id = g_value_get_int(value);
+      return true;
+    case kPropNfeatures:
+      s->sift.nfeatures = g_value_get_int(value);
+      return true;
+    case kPropNOctaveLayers:
+      s->sift.n_octave_layers = g_value_get_int(value);
+      return true;
+    case kPropContrastThreshold:
+      s->sift.contrast_threshold = static_cast<float>(g_value_get_double(value));
+      return true;
+    case kPropEdgeThreshold:
+      s->sift.edge_threshold = static_cast<float>(g_value_get_double(value));
+      return true;
+    case kPropSigma:
+      s->sift.sigma = static_cast<float>(g_value_get_double(value));
+      return true;
+    case kPropUpscale:
+      s->sift.upscale = g_value_get_boolean(value);
+      return true;
+    case kPropDescriptor:
+      s->sift.descriptor = static_cast<DescriptorFormat>(g_value_get_enum(value));
+      return true;
+    case kPropMaxKeypoints:
+      s->sift.max_keypoints = g_value_get_int(value);
+      return true;
+    case kPropPostMessages:
+      s->post_messages = g_value_get_boolean(value);
+      return false;
+  }
+  return false;
+}
+
+void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
+  switch (id) {
+    case kPropMethod:
+      g_value_set_enum(value, static_cast<gint>(s.method));
+      break;
+    case kPropBackend:
+      g_value_set_enum(value, static_cast<gint>(s.backend));
+      break;
+    case kPropCudaDeviceId:
+      g_value_set_int(value, s.cuda_device_id);
+      break;
+    case kPropNfeatures:
+      g_value_set_int(value, s.sift.nfeatures);
+      break;
+    case kPropNOctaveLayers:
+      g_value_set_int(value, s.sift.n_octave_layers);
+      break;
+    case kPropContrastThreshold:
+      g_value_set_double(value, s.sift.contrast_threshold);
+      break;
+    case kPropEdgeThreshold:
+      g_value_set_double(value, s.sift.edge_threshold);
+      break;
+    case kPropSigma:
+      g_value_set_double(value, s.sift.sigma);
+      break;
+    case kPropUpscale:
+      g_value_set_boolean(value, s.sift.upscale);
+      break;
+    case kPropDescriptor:
+      g_value_set_enum(value, static_cast<gint>(s.sift.descriptor));
+      break;
+    case kPropMaxKeypoints:
+      g_value_set_int(value, s.sift.max_keypoints);
+      break;
+    case kPropPostMessages:
+      g_value_set_boolean(value, s.post_messages);
+      break;
+  }
+}
+
+}  // namespace gpusift::gst

@@ -1,0 +1,486 @@
+/* gpusiftfilter: runs the SIFT pipeline on every frame and attaches the features as a
+ * GstKeypointsMeta. Pixels are never modified; the buffer is only made metadata-writable (a
+ * shallow copy when it is shared), so the element works in place with no pixel copies. */
+#include "gstgpusiftfilter.h"
+
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/video/video.h>
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "gpusift/error.h"
+#include "gpusift/extractor.h"
+#include "gpusift/keypoint.h"
+#include "gpusiftfilter_settings.h"
+
+#ifdef GPUSIFT_HAVE_GST_CUDA
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC(gst_gpusift_filter_debug);
+#define GST_CAT_DEFAULT gst_gpusift_filter_debug
+
+using gpusift::Backend;
+using gpusift::gst::FilterSettings;
+
+static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are copied 1:1");
+static_assert(offsetof(GstKeypoint, octave) == offsetof(gpusift::Keypoint, octave), "");
+static_assert(offsetof(GstKeypoint, class_id) == offsetof(gpusift::Keypoint, class_id), "");
+
+#define SYSTEM_MEMORY_FORMATS \
+  "{ GRAY8, NV12, NV21, I420, YV12, Y42B, Y444, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+#ifdef GPUSIFT_HAVE_GST_CUDA
+#define GPUSIFT_CAPS                                                                       \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "{ NV12, I420 }") \
+  ";" GST_VIDEO_CAPS_MAKE(SYSTEM_MEMORY_FORMATS)
+#else
+#define GPUSIFT_CAPS GST_VIDEO_CAPS_MAKE(SYSTEM_MEMORY_FORMATS)
+#endif
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(GPUSIFT_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(GPUSIFT_CAPS));
+
+namespace {
+
+// What the streaming thread owns between start and stop.
+struct Runtime {
+  FilterSettings settings;  // the copy the extractor was built from
+  std::unique_ptr<gpusift::Extractor> extractor;
+  gpusift::Features features;
+  GstVideoInfo info;
+  bool cuda_memory_caps = false;
+  bool overflow_warned = false;
+};
+
+}  // namespace
+
+struct _GstGpusiftFilter {
+  GstBaseTransform parent;
+
+  FilterSettings* settings;   // object lock
+  gboolean settings_changed;  // object lock
+  Runtime* runtime;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstCudaContext* context;
+#endif
+};
+
+G_DEFINE_TYPE(GstGpusiftFilter, gst_gpusift_filter, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE(gpusiftfilter, "gpusiftfilter", GST_RANK_NONE, GST_TYPE_GPUSIFT_FILTER);
+
+namespace {
+
+// Pushes the element's CUDA context for the scope (nothing for the CPU backend).
+class ContextScope {
+ public:
+  explicit ContextScope(GstGpusiftFilter* self) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+    if (self->context && gst_cuda_context_push(self->context))
+      pushed_ = true;
+#else
+    (void)self;
+#endif
+  }
+  ~ContextScope() {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+    if (pushed_)
+      gst_cuda_context_pop(nullptr);
+#endif
+  }
+  ContextScope(const ContextScope&) = delete;
+  ContextScope& operator=(const ContextScope&) = delete;
+
+ private:
+  bool pushed_ = false;
+};
+
+FilterSettings current_settings(GstGpusiftFilter* self) {
+  GST_OBJECT_LOCK(self);
+  const FilterSettings copy = *self->settings;
+  self->settings_changed = FALSE;
+  GST_OBJECT_UNLOCK(self);
+  return copy;
+}
+
+#ifdef GPUSIFT_HAVE_GST_CUDA
+bool open_cuda_context(GstGpusiftFilter* self, int device_id) {
+  if (!gst_cuda_load_library())
+    return false;
+  return gst_cuda_ensure_element_context(GST_ELEMENT(self), device_id, &self->context);
+}
+#endif
+
+// Resolves `auto`, opening the CUDA context when the GPU is used. False after posting an error.
+bool choose_backend(GstGpusiftFilter* self, FilterSettings* settings) {
+  if (settings->backend == Backend::kCpu)
+    return true;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  if (open_cuda_context(self, settings->cuda_device_id)) {
+    settings->backend = Backend::kCuda;
+    return true;
+  }
+  const char* reason = "no usable CUDA device or driver";
+#else
+  const char* reason = "gpusift was built without the CUDA backend or gstreamer-cuda";
+#endif
+  if (settings->backend == Backend::kCuda) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("The CUDA backend is not available"),
+                      ("%s (backend=cuda)", reason));
+    return false;
+  }
+  GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND, ("No GPU: running on the CPU backend"),
+                      ("%s; backend=auto falls back to the CPU", reason));
+  settings->backend = Backend::kCpu;
+  return true;
+}
+
+void post_library_error(GstGpusiftFilter* self, const gpusift::Error& error) {
+  switch (error.code()) {
+    case gpusift::ErrorCode::kOutOfMemory:
+      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("Out of memory extracting features"),
+                        ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kNoDevice:
+      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No usable CUDA device"), ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kDeviceFailure:
+      GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("CUDA failure"), ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kInvalidArgument:
+      GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid feature extraction settings or frame"),
+                        ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kFrameTooLarge:
+      GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Frame too large for feature extraction"),
+                        ("%s", error.what()));
+      break;
+  }
+}
+
+// (Re)creates the extractor for runtime->settings. False after posting an error.
+bool build_extractor(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  ContextScope scope(self);
+  try {
+    rt.extractor.reset();
+    rt.extractor = rt.settings.backend == Backend::kCuda
+                       ? gpusift::create_cuda_extractor_on_current_context(rt.settings.sift)
+                       : gpusift::create_extractor(Backend::kCpu, rt.settings.sift);
+  } catch (const gpusift::Error& error) {
+    post_library_error(self, error);
+    return false;
+  }
+  return true;
+}
+
+bool pixel_format_of(GstVideoFormat format, gpusift::PixelFormat* out) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_GRAY8:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_NV21:
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_YV12:
+    case GST_VIDEO_FORMAT_Y42B:
+    case GST_VIDEO_FORMAT_Y444:
+      *out = gpusift::PixelFormat::kGray8;  // the luma plane, in place
+      return true;
+    case GST_VIDEO_FORMAT_RGBA:
+      *out = gpusift::PixelFormat::kRgba8;
+      return true;
+    case GST_VIDEO_FORMAT_BGRA:
+      *out = gpusift::PixelFormat::kBgra8;
+      return true;
+    case GST_VIDEO_FORMAT_RGBx:
+      *out = gpusift::PixelFormat::kRgbx8;
+      return true;
+    case GST_VIDEO_FORMAT_BGRx:
+      *out = gpusift::PixelFormat::kBgrx8;
+      return true;
+    case GST_VIDEO_FORMAT_RGB:
+      *out = gpusift::PixelFormat::kRgb8;
+      return true;
+    case GST_VIDEO_FORMAT_BGR:
+      *out = gpusift::PixelFormat::kBgr8;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Device pointers are only usable when the buffer's CUDA memory lives in our context.
+bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  const Runtime& rt = *self->runtime;
+  if (!rt.cuda_memory_caps || rt.settings.backend != Backend::kCuda)
+    return false;
+  GstMemory* memory = gst_buffer_peek_memory(buffer, 0);
+  return gst_is_cuda_memory(memory) && GST_CUDA_MEMORY_CAST(memory)->context == self->context;
+#else
+  (void)self;
+  (void)buffer;
+  return false;
+#endif
+}
+
+void attach_meta(GstGpusiftFilter* self, GstBuffer* buffer) {
+  const Runtime& rt = *self->runtime;
+  const gpusift::Features& f = rt.features;
+  GBytes* keypoints =
+      g_bytes_new(f.keypoints.data(), f.keypoints.size() * sizeof(gpusift::Keypoint));
+  GBytes* descriptors = nullptr;
+  GstKeypointsDescriptorType type = GST_KEYPOINTS_DESCRIPTOR_NONE;
+  if (f.descriptor_format == gpusift::DescriptorFormat::kUint8) {
+    type = GST_KEYPOINTS_DESCRIPTOR_UINT8;
+    descriptors = g_bytes_new(f.byte_descriptors.data(), f.byte_descriptors.size());
+  } else if (f.descriptor_size > 0) {
+    type = GST_KEYPOINTS_DESCRIPTOR_FLOAT32;
+    descriptors =
+        g_bytes_new(f.float_descriptors.data(), f.float_descriptors.size() * sizeof(float));
+  }
+  gst_buffer_add_keypoints_meta_from_bytes(
+      buffer, GST_KEYPOINTS_METHOD_SIFT, GST_VIDEO_INFO_WIDTH(&rt.info),
+      GST_VIDEO_INFO_HEIGHT(&rt.info), keypoints, type, f.descriptor_size, descriptors);
+  g_bytes_unref(keypoints);
+  if (descriptors)
+    g_bytes_unref(descriptors);
+}
+
+void post_frame_message(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us) {
+  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  const GstClockTime running_time =
+      gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, pts);
+  GstStructure* s = gst_structure_new(
+      "gpusiftfilter", "timestamp", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64, running_time,
+      "n-keypoints", G_TYPE_UINT, static_cast<guint>(self->runtime->features.keypoints.size()),
+      "processing-time-us", G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+void warn_overflow_once(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  if (!rt.features.overflowed || rt.overflow_warned)
+    return;
+  rt.overflow_warned = true;
+  GST_ELEMENT_WARNING(
+      self, STREAM, FAILED, ("Too many keypoints: the strongest are kept"),
+      ("%d detected, %zu kept (max-keypoints=%d); warned once per stream",
+       rt.features.detected_count, rt.features.keypoints.size(), rt.settings.sift.max_keypoints));
+}
+
+}  // namespace
+
+static gboolean gst_gpusift_filter_start(GstBaseTransform* trans) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  Runtime& rt = *self->runtime;
+  rt.settings = current_settings(self);
+  rt.overflow_warned = false;
+  if (!choose_backend(self, &rt.settings))
+    return FALSE;
+  GST_INFO_OBJECT(self, "backend %s", gpusift::backend_name(rt.settings.backend));
+  return build_extractor(self);
+}
+
+static gboolean gst_gpusift_filter_stop(GstBaseTransform* trans) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  {
+    ContextScope scope(self);  // device buffers are freed in the context they belong to
+    self->runtime->extractor.reset();
+  }
+  self->runtime->features = gpusift::Features{};
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  gst_clear_object(&self->context);
+#endif
+  return TRUE;
+}
+
+static gboolean gst_gpusift_filter_set_caps(GstBaseTransform* trans, GstCaps* incaps,
+                                            GstCaps* outcaps) {
+  (void)outcaps;
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  Runtime& rt = *self->runtime;
+  if (!gst_video_info_from_caps(&rt.info, incaps)) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Invalid video caps"),
+                      ("%" GST_PTR_FORMAT, static_cast<void*>(incaps)));
+    return FALSE;
+  }
+  const int width = GST_VIDEO_INFO_WIDTH(&rt.info), height = GST_VIDEO_INFO_HEIGHT(&rt.info);
+  if (width > gpusift::kMaxFrameSide || height > gpusift::kMaxFrameSide) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Frame too large for feature extraction"),
+                      ("%dx%d is larger than %dx%d", width, height, gpusift::kMaxFrameSide,
+                       gpusift::kMaxFrameSide));
+    return FALSE;
+  }
+  GstCapsFeatures* features = gst_caps_get_features(incaps, 0);
+  rt.cuda_memory_caps = features && gst_caps_features_contains(features, "memory:CUDAMemory");
+  GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT, static_cast<void*>(incaps));
+  return TRUE;
+}
+
+static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  Runtime& rt = *self->runtime;
+
+  GST_OBJECT_LOCK(self);
+  const bool changed = self->settings_changed;
+  GST_OBJECT_UNLOCK(self);
+  if (changed) {
+    const Backend chosen = rt.settings.backend;  // backend and device are fixed while running
+    const int device = rt.settings.cuda_device_id;
+    rt.settings = current_settings(self);
+    rt.settings.backend = chosen;
+    rt.settings.cuda_device_id = device;
+    if (!build_extractor(self))
+      return GST_FLOW_ERROR;
+  }
+
+  gpusift::PixelFormat format;
+  if (!pixel_format_of(GST_VIDEO_INFO_FORMAT(&rt.info), &format)) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Unsupported video format"), (nullptr));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  const bool on_device = can_read_on_device(self, buffer);
+  GstMapFlags flags = GST_MAP_READ;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  if (on_device)
+    flags = static_cast<GstMapFlags>(flags | GST_MAP_CUDA);
+#endif
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, &rt.info, buffer, flags)) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot map the video frame"), (nullptr));
+    return GST_FLOW_ERROR;
+  }
+  const gpusift::FrameView view{
+      GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
+      static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)),
+      GST_VIDEO_FRAME_WIDTH(&frame),
+      GST_VIDEO_FRAME_HEIGHT(&frame),
+      format,
+      on_device ? gpusift::MemoryKind::kDevice : gpusift::MemoryKind::kHost};
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    ContextScope scope(self);
+    rt.extractor->extract(view, &rt.features);
+  } catch (const gpusift::Error& error) {
+    gst_video_frame_unmap(&frame);
+    post_library_error(self, error);
+    return GST_FLOW_ERROR;
+  }
+  const gint64 elapsed_us = g_get_monotonic_time() - start_us;
+  gst_video_frame_unmap(&frame);
+
+  attach_meta(self, buffer);
+  warn_overflow_once(self);
+  GST_LOG_OBJECT(self, "%zu keypoints in %" G_GINT64_FORMAT " us", rt.features.keypoints.size(),
+                 elapsed_us);
+  GST_OBJECT_LOCK(self);
+  const bool post = self->settings->post_messages;
+  GST_OBJECT_UNLOCK(self);
+  if (post)
+    post_frame_message(self, buffer, elapsed_us);
+  return GST_FLOW_OK;
+}
+
+static void gst_gpusift_filter_set_context(GstElement* element, GstContext* context) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(element);
+  GST_OBJECT_LOCK(self);
+  const int device_id = self->settings->cuda_device_id;
+  GST_OBJECT_UNLOCK(self);
+  gst_cuda_handle_set_context(element, context, device_id, &self->context);
+#endif
+  GST_ELEMENT_CLASS(gst_gpusift_filter_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirection direction,
+                                         GstQuery* query) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
+    return TRUE;
+#endif
+  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
+}
+
+static void gst_gpusift_filter_set_property(GObject* object, guint id, const GValue* value,
+                                            GParamSpec* pspec) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(object);
+  if (id < gpusift::gst::kPropMethod || id > gpusift::gst::kPropPostMessages) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK(self);
+  if (gpusift::gst::set_filter_property(self->settings, id, value))
+    self->settings_changed = TRUE;
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_gpusift_filter_get_property(GObject* object, guint id, GValue* value,
+                                            GParamSpec* pspec) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(object);
+  if (id < gpusift::gst::kPropMethod || id > gpusift::gst::kPropPostMessages) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK(self);
+  gpusift::gst::get_filter_property(*self->settings, id, value);
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_gpusift_filter_finalize(GObject* object) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(object);
+  delete self->runtime;
+  delete self->settings;
+  G_OBJECT_CLASS(gst_gpusift_filter_parent_class)->finalize(object);
+}
+
+static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
+  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_gpusift_filter_set_property;
+  gobject_class->get_property = gst_gpusift_filter_get_property;
+  gobject_class->finalize = gst_gpusift_filter_finalize;
+  gpusift::gst::install_filter_properties(gobject_class);
+
+  gst_element_class_set_static_metadata(
+      element_class, "SIFT feature extractor", "Filter/Analyzer/Video",
+      "Detects SIFT keypoints and descriptors on NVIDIA GPUs (or the CPU) and attaches them "
+      "to each buffer as GstKeypointsMeta",
+      "gpusift developers");
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_context);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_gpusift_filter_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_gpusift_filter_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_caps);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_gpusift_filter_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_gpusift_filter_query);
+
+  GST_DEBUG_CATEGORY_INIT(gst_gpusift_filter_debug, "gpusiftfilter", 0, "gpusiftfilter");
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  gst_cuda_memory_init_once();
+#endif
+}
+
+static void gst_gpusift_filter_init(GstGpusiftFilter* self) {
+  self->settings = new FilterSettings();
+  self->settings_changed = FALSE;
+  self->runtime = new Runtime();
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  self->context = nullptr;
+#endif
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

@@ -1,0 +1,324 @@
+#include "gstkeypointoverlay.h"
+
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "keypointdraw.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_keypoint_overlay_debug);
+#define GST_CAT_DEFAULT gst_keypoint_overlay_debug
+
+#define DEFAULT_COLOR 0xff00ff00u
+#define DEFAULT_THICKNESS 1
+#define MAX_THICKNESS 16
+#define DEFAULT_MAX_KEYPOINTS 0
+#define DEFAULT_DRAW_ORIENTATION TRUE
+
+enum {
+  PROP_0,
+  PROP_COLOR,
+  PROP_THICKNESS,
+  PROP_MAX_KEYPOINTS,
+  PROP_DRAW_ORIENTATION,
+};
+
+typedef struct {
+  guint color; /* ARGB */
+  gint thickness;
+  gint max_keypoints; /* 0: all */
+  gboolean draw_orientation;
+} OverlayStyle;
+
+struct _GstKeypointOverlay {
+  GstVideoFilter parent;
+
+  OverlayStyle style;    /* guarded by the object lock */
+  KeypointDrawMask mask; /* streaming thread only */
+};
+
+#define OVERLAY_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx, I420, NV12 }")
+
+static GstStaticPadTemplate sink_template =
+    GST_STATIC_PAD_TEMPLATE("sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS(OVERLAY_CAPS));
+static GstStaticPadTemplate src_template =
+    GST_STATIC_PAD_TEMPLATE("src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS(OVERLAY_CAPS));
+
+G_DEFINE_TYPE_WITH_CODE(GstKeypointOverlay, gst_keypoint_overlay, GST_TYPE_VIDEO_FILTER,
+                        GST_DEBUG_CATEGORY_INIT(gst_keypoint_overlay_debug, "keypointoverlay", 0,
+                                                "Keypoint overlay"))
+
+GST_ELEMENT_REGISTER_DEFINE(keypointoverlay, "keypointoverlay", GST_RANK_NONE,
+                            GST_TYPE_KEYPOINT_OVERLAY)
+
+static void gst_keypoint_overlay_set_property(GObject* object, guint prop_id, const GValue* value,
+                                              GParamSpec* pspec) {
+  GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(object);
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+    case PROP_COLOR:
+      self->style.color = g_value_get_uint(value);
+      break;
+    case PROP_THICKNESS:
+      self->style.thickness = g_value_get_int(value);
+      break;
+    case PROP_MAX_KEYPOINTS:
+      self->style.max_keypoints = g_value_get_int(value);
+      break;
+    case PROP_DRAW_ORIENTATION:
+      self->style.draw_orientation = g_value_get_boolean(value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_keypoint_overlay_get_property(GObject* object, guint prop_id, GValue* value,
+                                              GParamSpec* pspec) {
+  GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(object);
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+    case PROP_COLOR:
+      g_value_set_uint(value, self->style.color);
+      break;
+    case PROP_THICKNESS:
+      g_value_set_int(value, self->style.thickness);
+      break;
+    case PROP_MAX_KEYPOINTS:
+      g_value_set_int(value, self->style.max_keypoints);
+      break;
+    case PROP_DRAW_ORIENTATION:
+      g_value_set_boolean(value, self->style.draw_orientation);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_keypoint_overlay_finalize(GObject* object) {
+  keypoint_draw_mask_release(&GST_KEYPOINT_OVERLAY(object)->mask);
+  G_OBJECT_CLASS(gst_keypoint_overlay_parent_class)->finalize(object);
+}
+
+static gboolean gst_keypoint_overlay_stop(GstBaseTransform* trans) {
+  keypoint_draw_mask_release(&GST_KEYPOINT_OVERLAY(trans)->mask);
+  return TRUE;
+}
+
+static gboolean gst_keypoint_overlay_set_info(GstVideoFilter* filter, GstCaps* incaps,
+                                              GstVideoInfo* in_info, GstCaps* outcaps,
+                                              GstVideoInfo* out_info) {
+  GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(filter);
+  (void)incaps;
+  (void)outcaps;
+  (void)out_info;
+  keypoint_draw_mask_release(&self->mask);
+  keypoint_draw_mask_init(&self->mask, GST_VIDEO_INFO_WIDTH(in_info),
+                          GST_VIDEO_INFO_HEIGHT(in_info));
+  return TRUE;
+}
+
+typedef struct {
+  gfloat response;
+  guint index;
+} RankedKeypoint;
+
+/* Strongest first; NaN responses last; ties in meta order. */
+static int compare_stronger_first(const void* a, const void* b) {
+  const RankedKeypoint* ka = a;
+  const RankedKeypoint* kb = b;
+  const gboolean a_nan = isnan(ka->response);
+  const gboolean b_nan = isnan(kb->response);
+  if (a_nan != b_nan) {
+    return a_nan ? 1 : -1;
+  }
+  if (!a_nan && ka->response != kb->response) {
+    return ka->response > kb->response ? -1 : 1;
+  }
+  return ka->index < kb->index ? -1 : (ka->index > kb->index ? 1 : 0);
+}
+
+static void draw_keypoint(KeypointDrawMask* mask, const GstKeypoint* kp, gdouble sx, gdouble sy,
+                          const OverlayStyle* style) {
+  const gdouble cx = kp->x * sx;
+  const gdouble cy = kp->y * sy;
+  const gdouble meta_radius = kp->size / 2.0;
+
+  if (!(meta_radius >= 0.0)) {
+    return;
+  }
+  keypoint_draw_ring(mask, cx, cy, meta_radius * (sx + sy) / 2.0, style->thickness);
+  /* cv::drawKeypoints' DRAW_RICH_KEYPOINTS: -1 means no orientation; y points down. */
+  if (style->draw_orientation && kp->angle != -1.0f) {
+    const gdouble radians = kp->angle * G_PI / 180.0;
+    keypoint_draw_segment(mask, cx, cy, cx + cos(radians) * meta_radius * sx,
+                          cy + sin(radians) * meta_radius * sy, style->thickness);
+  }
+}
+
+static void draw_keypoints(KeypointDrawMask* mask, const GstKeypointsMeta* meta,
+                           const OverlayStyle* style) {
+  const gdouble sx = (gdouble)mask->width / meta->width;
+  const gdouble sy = (gdouble)mask->height / meta->height;
+  RankedKeypoint* ranked;
+  guint n, i;
+
+  if (style->max_keypoints <= 0 || (guint)style->max_keypoints >= meta->n_keypoints) {
+    for (i = 0; i < meta->n_keypoints; i++) {
+      draw_keypoint(mask, &meta->keypoints[i], sx, sy, style);
+    }
+    return;
+  }
+  n = (guint)style->max_keypoints;
+  ranked = g_new(RankedKeypoint, meta->n_keypoints);
+  for (i = 0; i < meta->n_keypoints; i++) {
+    ranked[i].response = meta->keypoints[i].response;
+    ranked[i].index = i;
+  }
+  qsort(ranked, meta->n_keypoints, sizeof(RankedKeypoint), compare_stronger_first);
+  for (i = 0; i < n; i++) {
+    draw_keypoint(mask, &meta->keypoints[ranked[i].index], sx, sy, style);
+  }
+  g_free(ranked);
+}
+
+/* The colour's value for each component index (R, G, B or Y, U, V; then A). Alpha is blended
+ * towards opaque, so drawing never makes a pixel more transparent. */
+static void component_values(guint argb, gboolean yuv, guint8 values[GST_VIDEO_MAX_COMPONENTS]) {
+  const gdouble r = (argb >> 16) & 0xff;
+  const gdouble g = (argb >> 8) & 0xff;
+  const gdouble b = argb & 0xff;
+  if (yuv) {
+    /* BT.601, limited range. */
+    values[GST_VIDEO_COMP_Y] = (guint8)lround(16.0 + (65.481 * r + 128.553 * g + 24.966 * b) / 255);
+    values[GST_VIDEO_COMP_U] = (guint8)lround(128.0 + (-37.797 * r - 74.203 * g + 112.0 * b) / 255);
+    values[GST_VIDEO_COMP_V] = (guint8)lround(128.0 + (112.0 * r - 93.786 * g - 18.214 * b) / 255);
+  } else {
+    values[GST_VIDEO_COMP_R] = (guint8)r;
+    values[GST_VIDEO_COMP_G] = (guint8)g;
+    values[GST_VIDEO_COMP_B] = (guint8)b;
+  }
+  values[GST_VIDEO_COMP_A] = 255;
+}
+
+static KeypointDrawComponent frame_component(GstVideoFrame* frame, guint c) {
+  const KeypointDrawComponent component = {
+      .data = GST_VIDEO_FRAME_COMP_DATA(frame, c),
+      .stride = GST_VIDEO_FRAME_COMP_STRIDE(frame, c),
+      .pixel_stride = GST_VIDEO_FRAME_COMP_PSTRIDE(frame, c),
+      .width = GST_VIDEO_FRAME_COMP_WIDTH(frame, c),
+      .height = GST_VIDEO_FRAME_COMP_HEIGHT(frame, c),
+      .w_sub = GST_VIDEO_FORMAT_INFO_W_SUB(frame->info.finfo, c),
+      .h_sub = GST_VIDEO_FORMAT_INFO_H_SUB(frame->info.finfo, c),
+  };
+  return component;
+}
+
+/* One pass over the mask per subsampling: R, G, B, A together; Y, then U and V together. */
+static void blend_mask(GstVideoFrame* frame, const KeypointDrawMask* mask, guint argb) {
+  const guint n = GST_VIDEO_FRAME_N_COMPONENTS(frame);
+  guint8 colour[GST_VIDEO_MAX_COMPONENTS] = {0};
+  gboolean done[GST_VIDEO_MAX_COMPONENTS] = {FALSE};
+  guint c;
+
+  component_values(argb, GST_VIDEO_FORMAT_INFO_IS_YUV(frame->info.finfo), colour);
+  for (c = 0; c < n; c++) {
+    const KeypointDrawComponent lead = frame_component(frame, c);
+    KeypointDrawComponent group[GST_VIDEO_MAX_COMPONENTS];
+    guint8 values[GST_VIDEO_MAX_COMPONENTS];
+    guint n_group = 0;
+    guint other;
+    if (done[c]) {
+      continue;
+    }
+    for (other = c; other < n; other++) {
+      const KeypointDrawComponent component = frame_component(frame, other);
+      if (!done[other] && component.w_sub == lead.w_sub && component.h_sub == lead.h_sub) {
+        group[n_group] = component;
+        values[n_group] = colour[other];
+        n_group++;
+        done[other] = TRUE;
+      }
+    }
+    keypoint_draw_blend(mask, group, values, n_group, (guint8)(argb >> 24));
+  }
+}
+
+static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* filter,
+                                                             GstVideoFrame* frame) {
+  GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(filter);
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(frame->buffer);
+  OverlayStyle style;
+
+  if (meta == NULL || meta->n_keypoints == 0 || meta->width == 0 || meta->height == 0) {
+    return GST_FLOW_OK;
+  }
+  GST_OBJECT_LOCK(self);
+  style = self->style;
+  GST_OBJECT_UNLOCK(self);
+
+  if (self->mask.width != GST_VIDEO_FRAME_WIDTH(frame) ||
+      self->mask.height != GST_VIDEO_FRAME_HEIGHT(frame)) {
+    keypoint_draw_mask_release(&self->mask);
+    keypoint_draw_mask_init(&self->mask, GST_VIDEO_FRAME_WIDTH(frame),
+                            GST_VIDEO_FRAME_HEIGHT(frame));
+  }
+  GST_LOG_OBJECT(self, "drawing %u keypoints", meta->n_keypoints);
+  draw_keypoints(&self->mask, meta, &style);
+  blend_mask(frame, &self->mask, style.color);
+  keypoint_draw_mask_clear(&self->mask);
+  return GST_FLOW_OK;
+}
+
+static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
+  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstVideoFilterClass* filter_class = GST_VIDEO_FILTER_CLASS(klass);
+  const GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING;
+
+  gobject_class->set_property = gst_keypoint_overlay_set_property;
+  gobject_class->get_property = gst_keypoint_overlay_get_property;
+  gobject_class->finalize = gst_keypoint_overlay_finalize;
+
+  g_object_class_install_property(
+      gobject_class, PROP_COLOR,
+      g_param_spec_uint("color", "Color", "Drawing colour as 0xAARRGGBB (alpha blends)", 0,
+                        G_MAXUINT32, DEFAULT_COLOR, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_THICKNESS,
+      g_param_spec_int("thickness", "Thickness", "Line thickness in pixels", 1, MAX_THICKNESS,
+                       DEFAULT_THICKNESS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_MAX_KEYPOINTS,
+      g_param_spec_int("max-keypoints", "Max keypoints",
+                       "Draw at most this many keypoints, highest response first (0 = all)", 0,
+                       G_MAXINT, DEFAULT_MAX_KEYPOINTS, flags));
+  g_object_class_install_property(gobject_class, PROP_DRAW_ORIENTATION,
+                                  g_param_spec_boolean("draw-orientation", "Draw orientation",
+                                                       "Draw a radius along each keypoint's angle",
+                                                       DEFAULT_DRAW_ORIENTATION, flags));
+
+  gst_element_class_set_static_metadata(
+      element_class, "Keypoint overlay", "Filter/Effect/Video",
+      "Draws the keypoints of GstKeypointsMeta onto the video as circles with their orientation",
+      "gpusift");
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_keypoint_overlay_stop);
+  filter_class->set_info = GST_DEBUG_FUNCPTR(gst_keypoint_overlay_set_info);
+  filter_class->transform_frame_ip = GST_DEBUG_FUNCPTR(gst_keypoint_overlay_transform_frame_ip);
+}
+
+static void gst_keypoint_overlay_init(GstKeypointOverlay* self) {
+  self->style.color = DEFAULT_COLOR;
+  self->style.thickness = DEFAULT_THICKNESS;
+  self->style.max_keypoints = DEFAULT_MAX_KEYPOINTS;
+  self->style.draw_orientation = DEFAULT_DRAW_ORIENTATION;
+  keypoint_draw_mask_init(&self->mask, 0, 0);
+}

@@ -1,0 +1,248 @@
+#include "gstkeypointsmeta.h"
+
+#include <math.h>
+
+GType gst_keypoints_meta_api_get_type(void) {
+  static gsize type = 0;
+  /* The keypoints are pixel positions: elements that only change the colour space keep the meta,
+   * scalers transform it, anything else that moves pixels (flip, crop, rotate) drops it. */
+  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
+  if (g_once_init_enter(&type)) {
+    GType registered = gst_meta_api_type_register("GstKeypointsMetaAPI", tags);
+    g_once_init_leave(&type, registered);
+  }
+  return type;
+}
+
+gsize gst_keypoints_descriptor_type_element_size(GstKeypointsDescriptorType type) {
+  switch (type) {
+    case GST_KEYPOINTS_DESCRIPTOR_FLOAT32:
+      return sizeof(gfloat);
+    case GST_KEYPOINTS_DESCRIPTOR_UINT8:
+      return sizeof(guint8);
+    case GST_KEYPOINTS_DESCRIPTOR_NONE:
+    default:
+      return 0;
+  }
+}
+
+const gchar* gst_keypoints_method_to_string(GstKeypointsMethod method) {
+  switch (method) {
+    case GST_KEYPOINTS_METHOD_SIFT:
+      return "sift";
+    case GST_KEYPOINTS_METHOD_SURF:
+      return "surf";
+    default:
+      return "unknown";
+  }
+}
+
+static gboolean method_is_valid(GstKeypointsMethod method) {
+  return method == GST_KEYPOINTS_METHOD_SIFT || method == GST_KEYPOINTS_METHOD_SURF;
+}
+
+static gboolean descriptor_type_is_valid(GstKeypointsDescriptorType type) {
+  return type == GST_KEYPOINTS_DESCRIPTOR_NONE || type == GST_KEYPOINTS_DESCRIPTOR_FLOAT32 ||
+         type == GST_KEYPOINTS_DESCRIPTOR_UINT8;
+}
+
+/* Byte size of n_keypoints descriptor rows; FALSE on overflow. */
+static gboolean descriptor_bytes_size(guint n_keypoints, GstKeypointsDescriptorType type,
+                                      guint descriptor_size, gsize* size) {
+  gsize row;
+  return g_size_checked_mul(&row, descriptor_size,
+                            gst_keypoints_descriptor_type_element_size(type)) &&
+         g_size_checked_mul(size, row, n_keypoints);
+}
+
+static gboolean gst_keypoints_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
+  GstKeypointsMeta* kmeta = (GstKeypointsMeta*)meta;
+  (void)params;
+  (void)buffer;
+  kmeta->method = GST_KEYPOINTS_METHOD_SIFT;
+  kmeta->width = 0;
+  kmeta->height = 0;
+  kmeta->n_keypoints = 0;
+  kmeta->keypoints = NULL;
+  kmeta->descriptor_type = GST_KEYPOINTS_DESCRIPTOR_NONE;
+  kmeta->descriptor_size = 0;
+  kmeta->descriptors = NULL;
+  kmeta->keypoint_bytes = NULL;
+  kmeta->descriptor_bytes = NULL;
+  return TRUE;
+}
+
+static void gst_keypoints_meta_free(GstMeta* meta, GstBuffer* buffer) {
+  GstKeypointsMeta* kmeta = (GstKeypointsMeta*)meta;
+  (void)buffer;
+  g_clear_pointer(&kmeta->keypoint_bytes, g_bytes_unref);
+  g_clear_pointer(&kmeta->descriptor_bytes, g_bytes_unref);
+}
+
+/* Adds a meta owning the given references (descriptor_bytes may be NULL). Arguments are valid. */
+static GstKeypointsMeta* add_meta_take(GstBuffer* buffer, GstKeypointsMethod method, guint width,
+                                       guint height, GBytes* keypoint_bytes,
+                                       GstKeypointsDescriptorType descriptor_type,
+                                       guint descriptor_size, GBytes* descriptor_bytes) {
+  GstKeypointsMeta* meta =
+      (GstKeypointsMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINTS_META_INFO, NULL);
+  if (meta == NULL) {
+    g_bytes_unref(keypoint_bytes);
+    g_clear_pointer(&descriptor_bytes, g_bytes_unref);
+    return NULL;
+  }
+  meta->method = method;
+  meta->width = width;
+  meta->height = height;
+  meta->keypoint_bytes = keypoint_bytes;
+  meta->keypoints = g_bytes_get_data(keypoint_bytes, NULL);
+  meta->n_keypoints = (guint)(g_bytes_get_size(keypoint_bytes) / sizeof(GstKeypoint));
+  meta->descriptor_type = descriptor_type;
+  meta->descriptor_size = descriptor_size;
+  meta->descriptor_bytes = descriptor_bytes;
+  meta->descriptors = descriptor_bytes ? g_bytes_get_data(descriptor_bytes, NULL) : NULL;
+  return meta;
+}
+
+GstKeypointsMeta* gst_buffer_add_keypoints_meta(GstBuffer* buffer, GstKeypointsMethod method,
+                                                guint width, guint height,
+                                                const GstKeypoint* keypoints, guint n_keypoints,
+                                                GstKeypointsDescriptorType descriptor_type,
+                                                guint descriptor_size, gconstpointer descriptors) {
+  gsize descriptors_size = 0;
+  GBytes* descriptor_bytes = NULL;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
+  g_return_val_if_fail(method_is_valid(method), NULL);
+  g_return_val_if_fail(width > 0 && height > 0, NULL);
+  g_return_val_if_fail(n_keypoints == 0 || keypoints != NULL, NULL);
+  g_return_val_if_fail(descriptor_type_is_valid(descriptor_type), NULL);
+  g_return_val_if_fail((descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) == (descriptor_size == 0),
+                       NULL);
+  g_return_val_if_fail(descriptor_type != GST_KEYPOINTS_DESCRIPTOR_NONE || descriptors == NULL,
+                       NULL);
+  g_return_val_if_fail(
+      descriptor_bytes_size(n_keypoints, descriptor_type, descriptor_size, &descriptors_size),
+      NULL);
+  g_return_val_if_fail(descriptors_size == 0 || descriptors != NULL, NULL);
+
+  if (descriptor_type != GST_KEYPOINTS_DESCRIPTOR_NONE) {
+    descriptor_bytes = g_bytes_new(descriptors, descriptors_size);
+  }
+  return add_meta_take(buffer, method, width, height,
+                       g_bytes_new(keypoints, (gsize)n_keypoints * sizeof(GstKeypoint)),
+                       descriptor_type, descriptor_size, descriptor_bytes);
+}
+
+GstKeypointsMeta* gst_buffer_add_keypoints_meta_from_bytes(
+    GstBuffer* buffer, GstKeypointsMethod method, guint width, guint height, GBytes* keypoints,
+    GstKeypointsDescriptorType descriptor_type, guint descriptor_size, GBytes* descriptors) {
+  gsize keypoints_size;
+  gsize descriptors_size = 0;
+  guint n_keypoints;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
+  g_return_val_if_fail(method_is_valid(method), NULL);
+  g_return_val_if_fail(width > 0 && height > 0, NULL);
+  g_return_val_if_fail(keypoints != NULL, NULL);
+  keypoints_size = g_bytes_get_size(keypoints);
+  g_return_val_if_fail(keypoints_size % sizeof(GstKeypoint) == 0, NULL);
+  g_return_val_if_fail(keypoints_size / sizeof(GstKeypoint) <= G_MAXUINT, NULL);
+  n_keypoints = (guint)(keypoints_size / sizeof(GstKeypoint));
+  g_return_val_if_fail(descriptor_type_is_valid(descriptor_type), NULL);
+  g_return_val_if_fail((descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) == (descriptor_size == 0),
+                       NULL);
+  g_return_val_if_fail(descriptor_type != GST_KEYPOINTS_DESCRIPTOR_NONE || descriptors == NULL,
+                       NULL);
+  g_return_val_if_fail(
+      descriptor_bytes_size(n_keypoints, descriptor_type, descriptor_size, &descriptors_size),
+      NULL);
+  g_return_val_if_fail(descriptors == NULL ? descriptors_size == 0
+                                           : g_bytes_get_size(descriptors) == descriptors_size,
+                       NULL);
+
+  if (descriptor_type != GST_KEYPOINTS_DESCRIPTOR_NONE) {
+    /* Zero keypoints may come without descriptor bytes; the meta always has them then. */
+    descriptors = descriptors ? g_bytes_ref(descriptors) : g_bytes_new(NULL, 0);
+  }
+  return add_meta_take(buffer, method, width, height, g_bytes_ref(keypoints), descriptor_type,
+                       descriptor_size, descriptors);
+}
+
+/* Keypoints of src mapped into a width x height coordinate space covering the same image. */
+static GBytes* scale_keypoints(const GstKeypointsMeta* src, guint width, guint height) {
+  const gdouble sx = (gdouble)width / src->width;
+  const gdouble sy = (gdouble)height / src->height;
+  const gdouble size_scale = (sx + sy) / 2.0;
+  GstKeypoint* scaled = g_new(GstKeypoint, src->n_keypoints);
+  guint i;
+
+  for (i = 0; i < src->n_keypoints; i++) {
+    GstKeypoint kp = src->keypoints[i];
+    kp.x = (gfloat)(kp.x * sx);
+    kp.y = (gfloat)(kp.y * sy);
+    kp.size = (gfloat)(kp.size * size_scale);
+    /* A non-uniform scale turns the orientation; -1 is OpenCV's "no orientation". */
+    if (sx != sy && kp.angle != -1.0f && isfinite(kp.angle)) {
+      const gdouble radians = kp.angle * G_PI / 180.0;
+      gdouble degrees = atan2(sin(radians) * sy, cos(radians) * sx) * 180.0 / G_PI;
+      if (degrees < 0.0) {
+        degrees += 360.0;
+      }
+      kp.angle = (gfloat)degrees;
+    }
+    scaled[i] = kp;
+  }
+  return g_bytes_new_take(scaled, (gsize)src->n_keypoints * sizeof(GstKeypoint));
+}
+
+static GstKeypointsMeta* add_meta_sharing(GstBuffer* dest, const GstKeypointsMeta* src, guint width,
+                                          guint height, GBytes* keypoint_bytes) {
+  return add_meta_take(dest, src->method, width, height, keypoint_bytes, src->descriptor_type,
+                       src->descriptor_size,
+                       src->descriptor_bytes ? g_bytes_ref(src->descriptor_bytes) : NULL);
+}
+
+static gboolean gst_keypoints_meta_transform(GstBuffer* dest, GstMeta* meta, GstBuffer* buffer,
+                                             GQuark type, gpointer data) {
+  const GstKeypointsMeta* src = (const GstKeypointsMeta*)meta;
+  (void)buffer;
+
+  if (GST_META_TRANSFORM_IS_COPY(type)) {
+    /* Region copies too: a buffer region is still the whole frame for video. */
+    return add_meta_sharing(dest, src, src->width, src->height, g_bytes_ref(src->keypoint_bytes)) !=
+           NULL;
+  }
+  if (GST_VIDEO_META_TRANSFORM_IS_SCALE(type)) {
+    const GstVideoMetaTransform* scale = data;
+    const gint width = GST_VIDEO_INFO_WIDTH(scale->out_info);
+    const gint height = GST_VIDEO_INFO_HEIGHT(scale->out_info);
+    GBytes* keypoint_bytes;
+
+    if (width <= 0 || height <= 0) {
+      return FALSE;
+    }
+    /* The meta's space covers the whole input frame, so it maps straight onto the output. */
+    if ((guint)width == src->width && (guint)height == src->height) {
+      keypoint_bytes = g_bytes_ref(src->keypoint_bytes);
+    } else {
+      keypoint_bytes = scale_keypoints(src, (guint)width, (guint)height);
+    }
+    return add_meta_sharing(dest, src, (guint)width, (guint)height, keypoint_bytes) != NULL;
+  }
+  return FALSE;
+}
+
+const GstMetaInfo* gst_keypoints_meta_get_info(void) {
+  static const GstMetaInfo* info = NULL;
+  if (g_once_init_enter(&info)) {
+    const GstMetaInfo* registered = gst_meta_register(
+        GST_KEYPOINTS_META_API_TYPE, "GstKeypointsMeta", sizeof(GstKeypointsMeta),
+        gst_keypoints_meta_init, gst_keypoints_meta_free, gst_keypoints_meta_transform);
+    g_once_init_leave(&info, registered);
+  }
+  return info;
+}

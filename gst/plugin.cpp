@@ -1,0 +1,16 @@
+/* The gpusift plugin: registration only; each element lives in its own file. */
+#include <gst/gst.h>
+
+#include "gstgpusiftfilter.h"
+#include "gstkeypointoverlay.h"
+
+static gboolean plugin_init(GstPlugin* plugin) {
+  gboolean ok = FALSE;
+  ok |= GST_ELEMENT_REGISTER(gpusiftfilter, plugin);
+  ok |= GST_ELEMENT_REGISTER(keypointoverlay, plugin);
+  return ok;
+}
+
+GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, gpusift,
+                  "SIFT features on NVIDIA GPUs, attached to video buffers as metadata",
+                  plugin_init, VERSION, "LGPL", "gpusift", "https://example.invalid/gpusift")

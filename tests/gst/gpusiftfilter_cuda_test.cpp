@@ -1,0 +1,184 @@
+// gpusiftfilter on the GPU: CUDA-memory input from cudaupload, the CUDA backend against the CPU
+// backend, the GPU running out of memory.
+#include <cuda_runtime.h>
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <gtest/gtest.h>
+#include <gst/keypoints/gstkeypointsmeta-opencv.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "feature_agreement.h"
+#include "frame_factory.h"
+#include "test_images.h"
+
+namespace gpusift::testing {
+namespace {
+
+// Runs one frame through `description` and returns a copy of its meta's arrays.
+struct MetaCopy {
+  std::vector<cv::KeyPoint> keypoints;
+  cv::Mat descriptors;
+  std::vector<GstKeypoint> raw;
+  bool found = false;
+  std::string sink_caps;
+};
+
+MetaCopy run_one_frame(const std::string& description, const cv::Mat& image, GstVideoFormat format,
+                       const char* filter_name = "f") {
+  MetaCopy copy;
+  GstHarness* h = gst_harness_new_parse(description.c_str());
+  gst_harness_set_src_caps_str(h, caps_string(format, image.cols, image.rows).c_str());
+  if (gst_harness_push(h, make_frame(image, format)) == GST_FLOW_OK) {
+    GstBuffer* out = gst_harness_pull(h);
+    const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+    if (meta) {
+      copy.found = true;
+      copy.keypoints = gst_keypoints::to_cv_keypoints(meta);
+      copy.descriptors = gst_keypoints::to_cv_descriptors(meta);
+      copy.raw.assign(meta->keypoints, meta->keypoints + meta->n_keypoints);
+    }
+    gst_buffer_unref(out);
+    GstElement* filter = gst_bin_get_by_name(GST_BIN(h->element), filter_name);
+    if (filter) {
+      GstPad* sink = gst_element_get_static_pad(filter, "sink");
+      GstCaps* caps = gst_pad_get_current_caps(sink);
+      if (caps) {
+        gchar* text = gst_caps_to_string(caps);
+        copy.sink_caps = text;
+        g_free(text);
+        gst_caps_unref(caps);
+      }
+      gst_object_unref(sink);
+      gst_object_unref(filter);
+    }
+  }
+  gst_harness_teardown(h);
+  return copy;
+}
+
+class CudaFilter : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CudaFilter, CudaMemoryFromCudauploadGivesTheSystemMemoryKeypoints) {
+  const cv::Mat gray = load_gray(GetParam());
+  ASSERT_FALSE(gray.empty());
+  for (GstVideoFormat format : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420}) {
+    const MetaCopy system = run_one_frame("gpusiftfilter name=f backend=cuda", gray, format);
+    const MetaCopy device =
+        run_one_frame("cudaupload ! gpusiftfilter name=f backend=cuda", gray, format);
+    ASSERT_TRUE(system.found);
+    ASSERT_TRUE(device.found);
+    EXPECT_NE(device.sink_caps.find("memory:CUDAMemory"), std::string::npos) << device.sink_caps;
+    ASSERT_GT(system.raw.size(), 50u);
+    ASSERT_EQ(system.raw.size(), device.raw.size());
+    EXPECT_EQ(0, std::memcmp(system.raw.data(), device.raw.data(),
+                             system.raw.size() * sizeof(GstKeypoint)));
+    EXPECT_EQ(0, cv::norm(system.descriptors, device.descriptors, cv::NORM_INF));
+  }
+}
+
+TEST_P(CudaFilter, CudaBackendAgreesWithTheCpuBackend) {
+  const cv::Mat gray = load_gray(GetParam());
+  for (const char* upscale : {"false", "true"}) {
+    const std::string props = std::string(" upscale=") + upscale;
+    const MetaCopy cpu =
+        run_one_frame("gpusiftfilter name=f backend=cpu" + props, gray, GST_VIDEO_FORMAT_I420);
+    const MetaCopy gpu = run_one_frame("cudaupload ! gpusiftfilter name=f backend=cuda" + props,
+                                       gray, GST_VIDEO_FORMAT_I420);
+    const Agreement a =
+        compare_features(cpu.keypoints, cpu.descriptors, gpu.keypoints, gpu.descriptors);
+    std::printf("%-14s upscale %-5s cpu %5d cuda %5d recall %.4f precision %.4f L2 %.5f\n",
+                GetParam().c_str(), upscale, a.reference_count, a.candidate_count, a.recall,
+                a.precision, a.median_descriptor_distance);
+    ASSERT_GT(a.reference_count, 50);
+    EXPECT_GE(a.recall, 0.98);
+    EXPECT_GE(a.precision, 0.98);
+    EXPECT_LE(a.median_descriptor_distance, 0.02);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(RealImages, CudaFilter, ::testing::ValuesIn(parity_image_names()),
+                         [](const auto& info) {
+                           return info.param.substr(0, info.param.find('.'));
+                         });
+
+TEST(CudaFilterFailures, OutOfGpuMemoryIsAnErrorAndANewStreamWorks) {
+  const cv::Mat big = resized(load_gray("astronaut.png"), 3840, 2160);
+  std::vector<void*> hog;
+  for (void* p = nullptr; cudaMalloc(&p, size_t(256) << 20) == cudaSuccess;)
+    hog.push_back(p);
+  cudaGetLastError();
+  GstHarness* h = gst_harness_new_parse("gpusiftfilter backend=cuda upscale=true");
+  gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_GRAY8, big.cols, big.rows).c_str());
+  const GstFlowReturn flow = gst_harness_push(h, make_frame(big, GST_VIDEO_FORMAT_GRAY8));
+  for (void* p : hog)
+    cudaFree(p);
+  EXPECT_EQ(flow, GST_FLOW_ERROR);
+  GstBus* bus = gst_element_get_bus(h->element);
+  bool out_of_memory = false;
+  while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+    GError* error = nullptr;
+    gst_message_parse_error(m, &error, nullptr);
+    out_of_memory |= g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT);
+    g_clear_error(&error);
+    gst_message_unref(m);
+  }
+  gst_object_unref(bus);
+  EXPECT_TRUE(out_of_memory);
+  gst_harness_teardown(h);
+
+  const MetaCopy after =
+      run_one_frame("gpusiftfilter name=f backend=cuda", big, GST_VIDEO_FORMAT_GRAY8);
+  EXPECT_TRUE(after.found);
+  EXPECT_GT(after.raw.size(), 100u);
+}
+
+TEST(CudaFilterFailures, HardwareDecodedH264CarriesMetaOnEveryFrame) {
+  const std::string clip = test_data_path("clip-h264.mp4");
+  if (!g_file_test(clip.c_str(), G_FILE_TEST_EXISTS))
+    GTEST_SKIP() << clip << " not carried";
+  GstElement* pipeline =
+      gst_parse_launch(("filesrc location=" + clip +
+                        " ! qtdemux ! h264parse ! nvh264dec ! gpusiftfilter name=f backend=cuda ! "
+                        "fakesink name=sink")
+                           .c_str(),
+                       nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  int frames = 0, with_meta = 0;
+  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  GstPad* pad = gst_element_get_static_pad(sink, "sink");
+  struct Counts {
+    int* frames;
+    int* with_meta;
+  } counts{&frames, &with_meta};
+  gst_pad_add_probe(
+      pad, GST_PAD_PROBE_TYPE_BUFFER,
+      [](GstPad*, GstPadProbeInfo* info, gpointer data) {
+        auto* c = static_cast<Counts*>(data);
+        ++*c->frames;
+        if (gst_buffer_get_keypoints_meta(GST_PAD_PROBE_INFO_BUFFER(info)))
+          ++*c->with_meta;
+        return GST_PAD_PROBE_OK;
+      },
+      &counts, nullptr);
+  gst_object_unref(pad);
+  gst_object_unref(sink);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(
+      bus, 60 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+  gst_message_unref(end);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  EXPECT_GT(frames, 10);
+  EXPECT_EQ(with_meta, frames);
+}
+
+}  // namespace
+}  // namespace gpusift::testing

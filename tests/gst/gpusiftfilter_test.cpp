@@ -1,0 +1,397 @@
+// gpusiftfilter on the CPU backend through GstHarness: formats, meta, transforms, caps changes,
+// state cycles, and every refusal.
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/video/video.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "frame_factory.h"
+#include "gpusift/cpu_sift.h"
+#include "gpusift/extractor.h"
+#include "test_images.h"
+
+namespace gpusift::testing {
+namespace {
+
+SiftParams element_defaults() {
+  SiftParams p;
+  p.upscale = false;  // the element's default differs from the library's: documented
+  return p;
+}
+
+// The filter itself as the harness element (properties "name=value ..."), with a bus so that
+// its messages can be read.
+GstHarness* cpu_filter(const std::string& properties = "") {
+  GstHarness* h = gst_harness_new("gpusiftfilter");
+  gchar** assignments = g_strsplit(("backend=cpu " + properties).c_str(), " ", -1);
+  for (gchar** a = assignments; *a; ++a) {
+    gchar** pair = g_strsplit(*a, "=", 2);
+    if (pair[0] && pair[1])
+      gst_util_set_object_arg(G_OBJECT(h->element), pair[0], pair[1]);
+    g_strfreev(pair);
+  }
+  g_strfreev(assignments);
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_object_unref(bus);
+  return h;
+}
+
+// Drops the messages still queued on cpu_filter's bus (they hold the element) and tears down.
+void teardown(GstHarness* h) {
+  GstBus* bus = gst_element_get_bus(h->element);
+  if (bus) {
+    gst_bus_set_flushing(bus, TRUE);
+    gst_object_unref(bus);
+  }
+  gst_harness_teardown(h);
+}
+
+// Pushes one frame and returns the output buffer (owned by the caller), or nullptr.
+GstBuffer* push_frame(GstHarness* h, const cv::Mat& image, GstVideoFormat format) {
+  gst_harness_set_src_caps_str(h, caps_string(format, image.cols, image.rows).c_str());
+  if (gst_harness_push(h, make_frame(image, format)) != GST_FLOW_OK)
+    return nullptr;
+  return gst_harness_pull(h);
+}
+
+void expect_meta_equals(const GstKeypointsMeta* meta, const Features& expected) {
+  ASSERT_NE(meta, nullptr);
+  ASSERT_EQ(meta->n_keypoints, expected.keypoints.size());
+  EXPECT_EQ(0, std::memcmp(meta->keypoints, expected.keypoints.data(),
+                           expected.keypoints.size() * sizeof(Keypoint)));
+  ASSERT_EQ(meta->descriptor_type, GST_KEYPOINTS_DESCRIPTOR_FLOAT32);
+  ASSERT_EQ(meta->descriptor_size, 128u);
+  EXPECT_EQ(0, std::memcmp(meta->descriptors, expected.float_descriptors.data(),
+                           expected.float_descriptors.size() * sizeof(float)));
+}
+
+// Messages of `type` the harness's element posted so far.
+std::vector<GstMessage*> bus_messages(GstHarness* h, GstMessageType type) {
+  std::vector<GstMessage*> found;
+  GstBus* bus = gst_element_get_bus(h->element);
+  if (!bus)
+    return found;
+  while (GstMessage* m = gst_bus_pop_filtered(bus, type))
+    found.push_back(m);
+  gst_object_unref(bus);
+  return found;
+}
+
+class FormatCase : public ::testing::TestWithParam<GstVideoFormat> {};
+
+TEST_P(FormatCase, EveryBufferCarriesTheLibrarysKeypoints) {
+  const cv::Mat bgr = load_bgr("astronaut.png");
+  ASSERT_FALSE(bgr.empty());
+  CpuSiftExtractor library(element_defaults());
+  const cv::Mat gray = gray_seen_by_element(bgr);
+  const Features expected = library.extract(gray.data, gray.step, gray.cols, gray.rows);
+  ASSERT_GT(expected.keypoints.size(), 100u);
+
+  GstHarness* h = cpu_filter();
+  for (int frame = 0; frame < 2; ++frame) {
+    GstBuffer* out = push_frame(h, bgr, GetParam());
+    ASSERT_NE(out, nullptr);
+    const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+    expect_meta_equals(meta, expected);
+    EXPECT_EQ(meta->width, static_cast<guint>(bgr.cols));
+    EXPECT_EQ(meta->method, GST_KEYPOINTS_METHOD_SIFT);
+    gst_buffer_unref(out);
+  }
+  teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    AllSystemMemoryFormats, FormatCase,
+    ::testing::Values(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_NV21,
+                      GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_Y42B,
+                      GST_VIDEO_FORMAT_Y444, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRA,
+                      GST_VIDEO_FORMAT_RGBx, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB,
+                      GST_VIDEO_FORMAT_BGR),
+    [](const auto& info) { return std::string(gst_video_format_to_string(info.param)); });
+
+TEST(GpusiftFilter, PixelsAreNotModified) {
+  const cv::Mat gray = load_gray("camera.png");
+  GstHarness* h = cpu_filter();
+  gst_harness_set_src_caps_str(h,
+                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
+  GstBuffer* in = make_frame(gray, GST_VIDEO_FORMAT_GRAY8);
+  GstBuffer* copy = gst_buffer_copy_deep(in);
+  ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
+  GstBuffer* out = gst_harness_pull(h);
+  GstMapInfo a, b;
+  gst_buffer_map(out, &a, GST_MAP_READ);
+  gst_buffer_map(copy, &b, GST_MAP_READ);
+  ASSERT_EQ(a.size, b.size);
+  EXPECT_EQ(0, std::memcmp(a.data, b.data, a.size));
+  gst_buffer_unmap(out, &a);
+  gst_buffer_unmap(copy, &b);
+  gst_buffer_unref(out);
+  gst_buffer_unref(copy);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, MetaSurvivesVideoscaleAndVideoconvertWithScaledCoordinates) {
+  const cv::Mat bgr = load_bgr("chelsea.png");  // 451x300
+  const cv::Mat even = bgr(cv::Rect(0, 0, 450, 300)).clone();
+  GstHarness* h = gst_harness_new_parse(
+      "gpusiftfilter backend=cpu ! videoscale ! capsfilter caps=video/x-raw,width=225,height=150 "
+      "! videoconvert ! capsfilter caps=video/x-raw,format=I420");
+  gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_BGRx, even.cols, even.rows).c_str());
+  ASSERT_EQ(gst_harness_push(h, make_frame(even, GST_VIDEO_FORMAT_BGRx)), GST_FLOW_OK);
+  GstBuffer* out = gst_harness_pull(h);
+  ASSERT_NE(out, nullptr);
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+  ASSERT_NE(meta, nullptr);
+  EXPECT_EQ(meta->width, 225u);
+  EXPECT_EQ(meta->height, 150u);
+
+  CpuSiftExtractor library(element_defaults());
+  const cv::Mat gray = gray_seen_by_element(even);
+  const Features full = library.extract(gray.data, gray.step, gray.cols, gray.rows);
+  ASSERT_EQ(meta->n_keypoints, full.keypoints.size());
+  ASSERT_GT(meta->n_keypoints, 50u);
+  for (guint i = 0; i < meta->n_keypoints; ++i) {
+    EXPECT_NEAR(meta->keypoints[i].x, full.keypoints[i].x * 0.5f, 1e-3f);
+    EXPECT_NEAR(meta->keypoints[i].y, full.keypoints[i].y * 0.5f, 1e-3f);
+    EXPECT_NEAR(meta->keypoints[i].size, full.keypoints[i].size * 0.5f, 1e-3f);
+    EXPECT_EQ(meta->keypoints[i].angle, full.keypoints[i].angle);
+  }
+  EXPECT_EQ(0, std::memcmp(meta->descriptors, full.float_descriptors.data(),
+                           full.float_descriptors.size() * sizeof(float)));
+  gst_buffer_unref(out);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, ResolutionChangeMidStream) {
+  const cv::Mat gray = load_gray("coins.png");
+  const cv::Mat small = resized(gray, 201, 151);
+  GstHarness* h = cpu_filter();
+  CpuSiftExtractor library(element_defaults());
+  for (const cv::Mat* image : {&gray, &small, &gray}) {
+    GstBuffer* out = push_frame(h, *image, GST_VIDEO_FORMAT_I420);
+    ASSERT_NE(out, nullptr);
+    const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+    ASSERT_NE(meta, nullptr);
+    EXPECT_EQ(meta->width, static_cast<guint>(image->cols));
+    expect_meta_equals(meta, library.extract(image->data, image->step, image->cols, image->rows));
+    gst_buffer_unref(out);
+  }
+  teardown(h);
+}
+
+TEST(GpusiftFilter, TinyAndOddFramesGiveAMetaWithFewOrNoKeypoints) {
+  const cv::Mat gray = load_gray("camera.png");
+  GstHarness* h = cpu_filter();
+  for (cv::Size size : {cv::Size(1, 1), cv::Size(7, 5), cv::Size(33, 17)}) {
+    GstBuffer* out = push_frame(h, resized(gray, size.width, size.height), GST_VIDEO_FORMAT_I420);
+    ASSERT_NE(out, nullptr) << size;
+    const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+    ASSERT_NE(meta, nullptr) << size;
+    if (size.area() < 100) {
+      EXPECT_EQ(meta->n_keypoints, 0u) << size;
+    }
+    gst_buffer_unref(out);
+  }
+  teardown(h);
+}
+
+TEST(GpusiftFilter, HugeFrameIsRefusedInNegotiation) {
+  GstHarness* h = cpu_filter();
+  gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_GRAY8, 20000, 20000).c_str());
+  GstBuffer* tiny = gst_buffer_new_allocate(nullptr, 16, nullptr);
+  EXPECT_EQ(gst_harness_push(h, tiny), GST_FLOW_NOT_NEGOTIATED);
+  const auto errors = bus_messages(h, GST_MESSAGE_ERROR);
+  EXPECT_FALSE(errors.empty());
+  for (GstMessage* m : errors)
+    gst_message_unref(m);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, UnsupportedCapsAreRefused) {
+  GstHarness* h = cpu_filter();
+  GstCaps* caps = gst_caps_from_string(caps_string(GST_VIDEO_FORMAT_GRAY16_LE, 64, 64).c_str());
+  GstPad* sink = gst_element_get_static_pad(h->element, "sink");
+  EXPECT_FALSE(gst_pad_query_accept_caps(sink, caps));
+  gst_object_unref(sink);
+  gst_caps_unref(caps);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, OverflowKeepsTheStrongestAndWarnsOnce) {
+  const cv::Mat gray = load_gray("gravel.png");
+  GstHarness* h = cpu_filter("max-keypoints=10");
+  for (int frame = 0; frame < 3; ++frame) {
+    GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+    ASSERT_NE(out, nullptr);
+    EXPECT_EQ(gst_buffer_get_keypoints_meta(out)->n_keypoints, 10u);
+    gst_buffer_unref(out);
+  }
+  const auto warnings = bus_messages(h, GST_MESSAGE_WARNING);
+  EXPECT_EQ(warnings.size(), 1u);
+  for (GstMessage* m : warnings)
+    gst_message_unref(m);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, PropertiesChangeWhilePlayingAndBadValuesAreRefused) {
+  const cv::Mat gray = load_gray("brick.png");
+  GstHarness* h = cpu_filter("descriptor=uint8");
+  GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  EXPECT_EQ(gst_buffer_get_keypoints_meta(out)->descriptor_type, GST_KEYPOINTS_DESCRIPTOR_UINT8);
+  gst_buffer_unref(out);
+
+  g_object_set(h->element, "nfeatures", 25, "descriptor", 0 /* none */, nullptr);
+  out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+  EXPECT_EQ(meta->n_keypoints, 25u);
+  EXPECT_EQ(meta->descriptor_type, GST_KEYPOINTS_DESCRIPTOR_NONE);
+  EXPECT_EQ(meta->descriptor_size, 0u);
+  gst_buffer_unref(out);
+
+  // GObject refuses out-of-range values with a warning and keeps the old value.
+  for (const char* name : {"nfeatures", "n-octave-layers", "max-keypoints"}) {
+    GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(h->element), name);
+    ASSERT_NE(spec, nullptr);
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_INT);
+    g_value_set_int(&value, -7);
+    EXPECT_TRUE(g_param_value_validate(spec, &value)) << name << " accepts -7";
+    g_value_unset(&value);
+  }
+  for (const char* name : {"sigma", "contrast-threshold", "edge-threshold"}) {
+    GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(h->element), name);
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_DOUBLE);
+    g_value_set_double(&value, -1.0);
+    EXPECT_TRUE(g_param_value_validate(spec, &value)) << name << " accepts -1";
+    g_value_unset(&value);
+  }
+  teardown(h);
+}
+
+TEST(GpusiftFilter, PostsAMessagePerFrameWhenAsked) {
+  const cv::Mat gray = load_gray("coffee.png");
+  GstHarness* h = cpu_filter("post-messages=true");
+  GstBuffer* in = make_frame(gray, GST_VIDEO_FORMAT_GRAY8);
+  GST_BUFFER_PTS(in) = 40 * GST_MSECOND;
+  gst_harness_set_src_caps_str(h,
+                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
+  ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
+  GstBuffer* out = gst_harness_pull(h);
+  const guint n = gst_buffer_get_keypoints_meta(out)->n_keypoints;
+  gst_buffer_unref(out);
+  const auto messages = bus_messages(h, GST_MESSAGE_ELEMENT);
+  ASSERT_EQ(messages.size(), 1u);
+  const GstStructure* s = gst_message_get_structure(messages[0]);
+  EXPECT_TRUE(gst_structure_has_name(s, "gpusiftfilter"));
+  guint count = 0;
+  guint64 timestamp = 0, elapsed = 0, running_time = 0;
+  EXPECT_TRUE(gst_structure_get_uint(s, "n-keypoints", &count));
+  EXPECT_TRUE(gst_structure_get_uint64(s, "timestamp", &timestamp));
+  EXPECT_TRUE(gst_structure_get_uint64(s, "running-time", &running_time));
+  EXPECT_TRUE(gst_structure_get_uint64(s, "processing-time-us", &elapsed));
+  EXPECT_EQ(count, n);
+  EXPECT_EQ(timestamp, 40 * GST_MSECOND);
+  EXPECT_GT(elapsed, 0u);
+  for (GstMessage* m : messages)
+    gst_message_unref(m);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, CudaBackendWithoutAGpuIsAnErrorAndAutoFallsBackToCpu) {
+  if (cuda_device_count() > 0)
+    GTEST_SKIP() << "a GPU is present: tests/gst GPU suite covers it";
+  GstElement* pipeline = gst_parse_launch(
+      "videotestsrc num-buffers=2 ! video/x-raw,format=I420,width=160,height=120 ! "
+      "gpusiftfilter name=f backend=cuda ! fakesink",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  EXPECT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* error = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(error, nullptr);
+  GError* gerror = nullptr;
+  gst_message_parse_error(error, &gerror, nullptr);
+  EXPECT_TRUE(g_error_matches(gerror, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NOT_FOUND));
+  g_clear_error(&gerror);
+  gst_message_unref(error);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+
+  pipeline = gst_parse_launch(
+      "videotestsrc num-buffers=2 ! video/x-raw,format=I420,width=160,height=120 ! "
+      "gpusiftfilter backend=auto ! fakesink",
+      nullptr);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(
+      bus, 30 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+  gst_message_unref(end);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
+// Counts live objects by type name through the leaks tracer (gst_test_main switches it on).
+int live_objects_named(const char* type_name) {
+  GList* tracers = gst_tracing_get_active_tracers();
+  int count = -1;
+  for (GList* t = tracers; t; t = t->next) {
+    if (g_strcmp0(G_OBJECT_TYPE_NAME(t->data), "GstLeaksTracer") != 0)
+      continue;
+    GstStructure* live = nullptr;
+    g_signal_emit_by_name(t->data, "get-live-objects", &live);
+    const GValue* leaks = gst_structure_get_value(live, "live-objects-list");
+    count = 0;
+    for (guint i = 0; i < gst_value_list_get_size(leaks); ++i) {
+      const GstStructure* info = gst_value_get_structure(gst_value_list_get_value(leaks, i));
+      if (g_strcmp0(gst_structure_get_string(info, "type-name"), type_name) == 0)
+        ++count;
+    }
+    gst_structure_free(live);
+  }
+  g_list_free_full(tracers, gst_object_unref);
+  return count;
+}
+
+TEST(GpusiftFilter, FiftyStateCyclesWithEosAndFlushLeakNothing) {
+  const int filters_before = live_objects_named("GstGpusiftFilter");
+  const int buffers_before = live_objects_named("GstBuffer");
+  ASSERT_GE(filters_before, 0) << "the leaks tracer is not active";
+  for (int cycle = 0; cycle < 50; ++cycle) {
+    GstElement* pipeline = gst_parse_launch(
+        "videotestsrc num-buffers=3 pattern=ball ! video/x-raw,format=NV12,width=96,height=72 ! "
+        "gpusiftfilter backend=cpu ! fakesink sync=false",
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    GstBus* bus = gst_element_get_bus(pipeline);
+    if (cycle % 2 == 1) {  // flush half of the runs mid-stream
+      gst_element_get_state(pipeline, nullptr, nullptr, GST_CLOCK_TIME_NONE);
+      gst_element_seek_simple(pipeline, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, 0);
+    }
+    GstMessage* end = gst_bus_timed_pop_filtered(
+        bus, 30 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    ASSERT_NE(end, nullptr);
+    EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+    gst_message_unref(end);
+    gst_object_unref(bus);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+  EXPECT_EQ(live_objects_named("GstGpusiftFilter"), filters_before);
+  EXPECT_EQ(live_objects_named("GstBuffer"), buffers_before);
+}
+
+}  // namespace
+}  // namespace gpusift::testing

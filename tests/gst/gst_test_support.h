@@ -1,0 +1,56 @@
+/* Helpers shared by the GStreamer suites: GLib log counting and raw video buffers. */
+#pragma once
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include <atomic>
+#include <string>
+
+namespace gst_test {
+
+/* Counts GLib warnings and criticals (g_return_if_fail, out-of-range g_object_set), so that tests
+ * can expect them without making them fatal. */
+class LogCounter {
+ public:
+  /* Once per process, before the tests run. */
+  static void install() { g_log_set_writer_func(&LogCounter::write, nullptr, nullptr); }
+  static int warnings() { return warnings_.load(); }
+  static int criticals() { return criticals_.load(); }
+
+ private:
+  static GLogWriterOutput write(GLogLevelFlags level, const GLogField* fields, gsize n_fields,
+                                gpointer user_data) {
+    if (level & G_LOG_LEVEL_WARNING) {
+      ++warnings_;
+    }
+    if (level & G_LOG_LEVEL_CRITICAL) {
+      ++criticals_;
+    }
+    return g_log_writer_default(level, fields, n_fields, user_data);
+  }
+  static inline std::atomic<int> warnings_{0};
+  static inline std::atomic<int> criticals_{0};
+};
+
+inline GstVideoInfo video_info(GstVideoFormat format, int width, int height) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, static_cast<guint>(width), static_cast<guint>(height));
+  return info;
+}
+
+inline std::string caps_string(GstVideoFormat format, int width, int height) {
+  return std::string("video/x-raw,format=") + gst_video_format_to_string(format) +
+         ",width=" + std::to_string(width) + ",height=" + std::to_string(height) +
+         ",framerate=30/1";
+}
+
+/* A frame with every byte set to fill. */
+inline GstBuffer* make_video_buffer(GstVideoFormat format, int width, int height, guint8 fill) {
+  const GstVideoInfo info = video_info(format, width, height);
+  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  gst_buffer_memset(buffer, 0, fill, GST_VIDEO_INFO_SIZE(&info));
+  return buffer;
+}
+
+}  // namespace gst_test
