@@ -105,35 +105,77 @@ INSTANTIATE_TEST_SUITE_P(RealImages, CudaFilter, ::testing::ValuesIn(parity_imag
                            return info.param.substr(0, info.param.find('.'));
                          });
 
-TEST(CudaFilterFailures, OutOfGpuMemoryIsAnErrorAndANewStreamWorks) {
-  const cv::Mat big = resized(load_gray("astronaut.png"), 3840, 2160);
-  std::vector<void*> hog;
-  for (void* p = nullptr; cudaMalloc(&p, size_t(256) << 20) == cudaSuccess;)
-    hog.push_back(p);
-  cudaGetLastError();
-  GstHarness* h = gst_harness_new_parse("gpusiftfilter backend=cuda upscale=true");
-  gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_GRAY8, big.cols, big.rows).c_str());
-  const GstFlowReturn flow = gst_harness_push(h, make_frame(big, GST_VIDEO_FORMAT_GRAY8));
-  for (void* p : hog)
-    cudaFree(p);
-  EXPECT_EQ(flow, GST_FLOW_ERROR);
-  GstBus* bus = gst_element_get_bus(h->element);
-  bool out_of_memory = false;
+// Holds nearly all free GPU memory for its lifetime.
+class GpuMemoryHog {
+ public:
+  GpuMemoryHog() {
+    for (void* p = nullptr; cudaMalloc(&p, size_t(256) << 20) == cudaSuccess;)
+      blocks_.push_back(p);
+    cudaGetLastError();
+  }
+  ~GpuMemoryHog() {
+    for (void* p : blocks_)
+      cudaFree(p);
+  }
+
+ private:
+  std::vector<void*> blocks_;
+};
+
+bool bus_has_error(GstBus* bus, GQuark domain, gint code) {
+  bool found = false;
   while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
     GError* error = nullptr;
     gst_message_parse_error(m, &error, nullptr);
-    out_of_memory |= g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT);
+    found |= code < 0 ? error->domain == domain : g_error_matches(error, domain, code);
     g_clear_error(&error);
     gst_message_unref(m);
   }
+  return found;
+}
+
+TEST(CudaFilterFailures, OutOfGpuMemoryMidStreamIsAnErrorAndANewStreamWorks) {
+  const cv::Mat small = resized(load_gray("astronaut.png"), 640, 480);
+  const cv::Mat big = resized(load_gray("astronaut.png"), 3840, 2160);
+  GstHarness* h = gst_harness_new("gpusiftfilter");
+  gst_util_set_object_arg(G_OBJECT(h->element), "backend", "cuda");
+  gst_util_set_object_arg(G_OBJECT(h->element), "upscale", "true");
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_GRAY8, 640, 480).c_str());
+  ASSERT_EQ(gst_harness_push(h, make_frame(small, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_OK);
+  gst_buffer_unref(gst_harness_pull(h));
+  GstFlowReturn flow;
+  {
+    GpuMemoryHog hog;
+    gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_GRAY8, 3840, 2160).c_str());
+    flow = gst_harness_push(h, make_frame(big, GST_VIDEO_FORMAT_GRAY8));
+  }
+  EXPECT_EQ(flow, GST_FLOW_ERROR);
+  EXPECT_TRUE(bus_has_error(bus, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT));
+  gst_bus_set_flushing(bus, TRUE);
   gst_object_unref(bus);
-  EXPECT_TRUE(out_of_memory);
   gst_harness_teardown(h);
 
   const MetaCopy after =
       run_one_frame("gpusiftfilter name=f backend=cuda", big, GST_VIDEO_FORMAT_GRAY8);
   EXPECT_TRUE(after.found);
   EXPECT_GT(after.raw.size(), 100u);
+}
+
+TEST(CudaFilterFailures, StartingWithoutGpuMemoryFailsTheStateChangeWithAnError) {
+  GpuMemoryHog hog;
+  GstElement* pipeline = gst_parse_launch(
+      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12,width=320,height=240 ! "
+      "gpusiftfilter backend=cuda max-keypoints=4000000 ! fakesink",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  EXPECT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  EXPECT_TRUE(bus_has_error(bus, GST_RESOURCE_ERROR, -1));
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
 }
 
 TEST(CudaFilterFailures, HardwareDecodedH264CarriesMetaOnEveryFrame) {

@@ -1,22 +1,32 @@
 #!/usr/bin/env bash
-# Builds the CUDA backend here (sm_90 by default) and gathers what a GPU host needs to run its
-# tests and benchmarks into .gpu/ (git-ignored): the binaries and their library closure.
-# Then, with the device tool:  carry .gpu and tests/data; command: bash tools/gpu/run.sh
+# Builds the CUDA backend here (sm_90 by default) and gathers what a GPU host needs to run the
+# tests, benchmarks and pipelines into .gpu/ (git-ignored): binaries, the plugin, the meta
+# library and a GStreamer/OpenCV runtime (../shared/gpu/bundle-runtime.sh). Then, with the
+# device tool: carry .gpu and tests/data; command: bash tools/gpu/run.sh
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${GPUSIFT_GPU_BUILD:-$repo/build-gpu}
 archs=${GPUSIFT_GPU_ARCHS:-9.0}
 cd "$repo"
 tools/fetch-test-images.sh
-[ -d "$build" ] || meson setup "$build" -Dcuda=enabled -Dgpu_architectures="$archs" --werror
+[ -f "$build/build.ninja" ] || meson setup "$build" -Dcuda=enabled -Dgpu_architectures="$archs" --werror
 ninja -C "$build"
-rm -rf .gpu && mkdir -p .gpu/bin .gpu/lib
-mapfile -t binaries < <(find "$build/tests/gpu" -maxdepth 1 -type f -executable -name 'test_*')
-binaries+=("$build/tools/gpusift-bench-cuda")
+
+clip=tests/data/clip-h264.mp4
+[ -s "$clip" ] || gst-launch-1.0 -q filesrc location=tests/data/astronaut.pnm ! pnmdec ! \
+  videoconvert ! videoscale ! video/x-raw,width=1280,height=720 ! imagefreeze num-buffers=60 ! \
+  videoconvert ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! filesink location="$clip"
+
+rm -rf .gpu && mkdir -p .gpu/bin .gpu/plugins
+mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -type f \
+  -executable -name 'test_*')
+# Nothing here may link OpenCV's imgcodecs: its dependency tree is too large to carry.
+binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-demo")
 cp "${binaries[@]}" .gpu/bin/
-skip='^(libc|libm|libdl|libpthread|librt|libstdc\+\+|libgcc_s|ld-linux.*|libcuda|libnvidia-.*)\.so'
-for f in "${binaries[@]}"; do ldd "$f" | awk '/=> \//{print $3}'; done | sort -u |
-  while read -r lib; do
-    [[ $(basename "$lib") =~ $skip ]] || cp -L "$lib" .gpu/lib/
-  done
+cp "$build"/gst/libgstgpusift.so .gpu/plugins/
+BUNDLE_PLUGINS="x264" bash ../shared/gpu/bundle-runtime.sh .gpu/runtime "${binaries[@]}" "$build"/gst/libgstgpusift.so \
+  >/dev/null
+cp -L "$build"/gst/keypoints/libgstkeypoints-1.0.so.0 .gpu/runtime/lib/
+# The runtime is large; it travels compressed and run.sh unpacks it.
+tar -C .gpu -cJf .gpu/runtime.tar.xz runtime && rm -rf .gpu/runtime
 du -sh .gpu

@@ -1,34 +1,50 @@
 #!/usr/bin/env bash
-# Runs on the GPU host (see prepare.sh): the CUDA suites, compute-sanitizer on one frame, and the
-# benchmark. Logs go to $OUT; a short table is printed last.
+# Runs on the GPU host (see prepare.sh): the CUDA and GStreamer suites, compute-sanitizer on one
+# frame, the extractor and pipeline benchmarks and the main job. Logs go to $OUT; a short
+# summary is printed last.
 set -u
 cd "$(dirname "$0")/../.."
-export LD_LIBRARY_PATH=$PWD/.gpu/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-export GPUSIFT_TEST_DATA_DIR=$PWD/tests/data
 out=${OUT:-/tmp/gpusift-out}
 mkdir -p "$out"
+[ -d .gpu/runtime ] || tar -C .gpu -xJf .gpu/runtime.tar.xz
+source .gpu/runtime/env.sh
+export GST_PLUGIN_PATH_1_0=$PWD/.gpu/plugins GST_PLUGIN_PATH=$PWD/.gpu/plugins
+export GPUSIFT_TEST_DATA_DIR=$PWD/tests/data
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+gst-inspect-1.0 gpusiftfilter >"$out/inspect.txt" 2>&1 || echo "gst-inspect failed"
 
 summary=()
-for test in .gpu/bin/test_*; do
+mkdir -p "$out/logs"
+for test in ${TESTS:-.gpu/bin/test_*}; do
   name=$(basename "$test")
-  "$test" >"$out/$name.log" 2>&1
+  timeout "${TEST_TIMEOUT:-300}" "$test" >"$out/logs/$name.log" 2>&1
   rc=$?
-  summary+=("$name rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]|SKIP' "$out/$name.log" | tr '\n' ' ')")
+  echo "$name rc=$rc"
+  summary+=("$name rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]|^SKIP' "$out/logs/$name.log" | head -3 | tr '\n' ' ')")
 done
 
 one_frame='CudaFrames.PaddedHostRowsEqualPackedRows'
-if command -v compute-sanitizer >/dev/null; then
-  for tool in memcheck racecheck; do
-    compute-sanitizer --tool "$tool" --error-exitcode 9 .gpu/bin/test_cuda_frames \
-      --gtest_filter="$one_frame" >"$out/sanitizer-$tool.log" 2>&1
-    summary+=("compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tr '\n' ' ')")
-  done
+for tool in ${SANITIZERS-memcheck racecheck}; do
+  compute-sanitizer --tool "$tool" --error-exitcode 9 .gpu/bin/test_cuda_frames \
+    --gtest_filter="$one_frame" >"$out/logs/sanitizer-$tool.log" 2>&1
+  summary+=("compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/sanitizer-$tool.log" | tr '\n' ' ')")
+done
+
+if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
+  .gpu/bin/gpusift-bench-cuda --frames "${BENCH_FRAMES:-200}" >"$out/bench.md" 2>&1
+  summary+=("extractor bench rc=$?")
 fi
+echo "pipeline bench"
+bash tools/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
+summary+=("pipeline bench rc=$?")
+echo "main job"
+timeout 60 bash pipelines/gpu-decode.sh tests/data/clip-h264.mp4 "$out/gpu-decode.mp4" >"$out/gpu-decode.log" 2>&1
+summary+=("pipelines/gpu-decode.sh rc=$?")
+timeout 120 .gpu/bin/gpusift-demo --image tests/data/astronaut.png --frames 90 \
+  --mp4 "$out/demo.mp4" --png "$out/demo.png" >"$out/demo.log" 2>&1
+summary+=("main job rc=$? $(tail -4 "$out/demo.log" | head -3 | tr '\n' ' ')")
 
-.gpu/bin/gpusift-bench-cuda --frames "${BENCH_FRAMES:-200}" >"$out/bench.md" 2>&1
-summary+=("bench rc=$?")
-
-grep -hE "recall|homography|matches" "$out"/test_*.log | head -60
-cat "$out/bench.md"
+tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$out/logs"
+tail -4 "$out/demo.log"
+cat "$out"/*.md
 printf '%s\n' "${summary[@]}"

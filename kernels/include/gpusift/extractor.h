@@ -10,6 +10,7 @@
 
 #include "gpusift/features.h"
 #include "gpusift/frame.h"
+#include "gpusift/method.h"
 #include "gpusift/sift_params.h"
 
 namespace gpusift {
@@ -40,11 +41,15 @@ class Extractor {
 // driver or device, bad device id), kInvalidArgument for bad parameters.
 std::unique_ptr<Extractor> create_extractor(Backend backend, const SiftParams& params,
                                             int cuda_device_id = -1);
+// The same for either method (SURF through CpuSurfExtractor / CudaSurfExtractor).
+std::unique_ptr<Extractor> create_extractor(Backend backend, const FeatureConfig& config,
+                                            int cuda_device_id = -1);
 
 // For callers that manage CUDA contexts themselves (GStreamer elements push a GstCudaContext):
 // a CUDA extractor on the context current on this thread, with its own stream, selecting no
 // device. Create, use and destroy it with that context current. Throws like create_extractor.
 std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const SiftParams& params);
+std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const FeatureConfig& config);
 
 // Backends compiled into this build, in preference order.
 std::vector<Backend> built_backends();

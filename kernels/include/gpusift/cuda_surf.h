@@ -1,0 +1,36 @@
+// The CUDA SURF backend: the SURF pipeline of common/ (surf_*.h) on an NVIDIA GPU, with the
+// same contract as CudaSiftExtractor: buffers kept across frames of one size, no device
+// selection, no default stream, no device-wide synchronisation; one call at a time per instance.
+#pragma once
+
+#include <memory>
+
+#include "gpusift/cuda_sift.h"
+#include "gpusift/features.h"
+#include "gpusift/frame.h"
+#include "gpusift/surf_params.h"
+
+namespace gpusift {
+
+class CudaSurfExtractor {
+ public:
+  // device_id must be the current device (-1: take the current one). Throws gpusift::Error:
+  // kNoDevice without a usable device, kInvalidArgument for bad parameters.
+  explicit CudaSurfExtractor(const SurfParams& params, int device_id = -1);
+  ~CudaSurfExtractor();
+  CudaSurfExtractor(const CudaSurfExtractor&) = delete;
+  CudaSurfExtractor& operator=(const CudaSurfExtractor&) = delete;
+
+  // As CudaSiftExtractor::extract; Features.descriptor_size is 64 or 128 (0 for kNone).
+  void extract(const FrameView& frame, CudaStream stream, Features* out);
+
+  DeviceFeatures device_features() const;
+  const SurfParams& params() const;
+  size_t reserved_device_bytes() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace gpusift

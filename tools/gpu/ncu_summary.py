@@ -1,0 +1,33 @@
+"""Per-kernel GPU time of one extraction from an `ncu --csv --metrics gpu__time_duration.sum`
+log: extractions are split at convert_kernel, the first launch of each frame."""
+import collections
+import csv
+import sys
+
+rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
+frame = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+header = rows[0]
+name_at, value_at, id_at = header.index('Kernel Name'), header.index('Metric Value'), header.index('ID')
+kernels = {}
+for r in rows[1:]:
+    try:
+        kernels[int(r[id_at])] = (r[name_at].split('(')[0].split('::')[-1][:48],
+                                  float(r[value_at].replace(',', '')))
+    except ValueError:
+        pass
+frames, current = [], None
+for i in sorted(kernels):
+    name, ns = kernels[i]
+    if name == 'convert_kernel':
+        current = []
+        frames.append(current)
+    if current is not None:
+        current.append((name, ns))
+totals, counts = collections.defaultdict(float), collections.Counter()
+for name, ns in frames[frame]:
+    totals[name] += ns
+    counts[name] += 1
+print(f'frame {frame} of {len(frames)}: {sum(counts.values())} kernels, '
+      f'{sum(totals.values()) / 1000:.1f} us of kernel time')
+for name in sorted(totals, key=lambda n: -totals[n]):
+    print(f'{name:48s} {counts[name]:4d} {totals[name] / 1000:9.1f} us')

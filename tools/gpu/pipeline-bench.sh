@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Pipeline throughput on the GPU host: one real 1920x1080 frame repeated by imagefreeze through
+# gpusiftfilter into fakesink, from system memory and from CUDA memory, with and without
+# descriptors. Prints a markdown table (frames per second from gst-launch's execution time).
+set -u
+frames=${FRAMES:-2000}
+run() {  # label, format, the pipeline after the decoded and scaled frame
+  local seconds
+  seconds=$(timeout 120 gst-launch-1.0 filesrc location=tests/data/astronaut.pnm ! pnmdec ! \
+    videoconvert ! videoscale ! "video/x-raw,width=1920,height=1080,format=$2" $3 2>&1 |
+    sed -n 's/.*Execution ended after \([0-9:.]*\).*/\1/p' | awk -F: '{print $1*3600 + $2*60 + $3}')
+  if [ -z "$seconds" ]; then
+    printf '| %s | failed |\n' "$1"
+  else
+    awk -v label="$1" -v n="$frames" -v s="$seconds" 'BEGIN { printf "| %s | %.0f |\n", label, n / s }'
+  fi
+}
+freeze="! imagefreeze num-buffers=$frames"
+sift="! gpusiftfilter backend=cuda"
+echo "| pipeline (1920x1080, upscale off, $frames frames) | fps |"
+echo "|---|---|"
+run "NV12 system memory, float descriptors" NV12 "$freeze $sift ! fakesink"
+run "NV12 system memory, no descriptors" NV12 "$freeze $sift descriptor=none ! fakesink"
+run "GRAY8 system memory, float descriptors" GRAY8 "$freeze $sift ! fakesink"
+run "GRAY8 system memory, no descriptors" GRAY8 "$freeze $sift descriptor=none ! fakesink"
+run "NV12 CUDA memory (cudaupload every frame), float descriptors" NV12 \
+  "$freeze ! cudaupload $sift ! fakesink"
+run "NV12 CUDA memory (uploaded once), float descriptors" NV12 \
+  "! cudaupload $freeze $sift ! fakesink"
+run "NV12 CUDA memory (uploaded once), no descriptors" NV12 \
+  "! cudaupload $freeze $sift descriptor=none ! fakesink"
