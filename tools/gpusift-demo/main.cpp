@@ -9,12 +9,12 @@
 
 #include <cstdio>
 #include <cstring>
-#include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <string>
 #include <vector>
 
 #include "camera_motion.h"
+#include "gst_image_io.h"
 #include "track_check.h"
 
 namespace gpusift::demo {
@@ -41,19 +41,9 @@ struct Run {
 
 void save_png(GstBuffer* buffer, GstPad* pad, const std::string& path) {
   GstCaps* caps = gst_pad_get_current_caps(pad);
-  GstVideoInfo info;
-  gst_video_info_from_caps(&info, caps);
+  if (!write_png(buffer, caps, path))
+    std::fprintf(stderr, "gpusift-demo: cannot write %s\n", path.c_str());
   gst_caps_unref(caps);
-  GstVideoFrame frame;
-  if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ))
-    return;
-  const cv::Mat bgrx(GST_VIDEO_FRAME_HEIGHT(&frame), GST_VIDEO_FRAME_WIDTH(&frame), CV_8UC4,
-                     GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-                     GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0));
-  cv::Mat bgr;
-  cv::cvtColor(bgrx, bgr, cv::COLOR_BGRA2BGR);
-  cv::imwrite(path, bgr);
-  gst_video_frame_unmap(&frame);
 }
 
 GstPadProbeReturn on_overlaid_frame(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
@@ -135,11 +125,9 @@ bool wait_for_end(GstElement* pipeline, Run& run) {
 
 int run_demo(Run& run) {
   const Options& o = run.options;
-  const cv::Mat source = cv::imread(o.image, cv::IMREAD_COLOR);
-  if (source.empty()) {
-    std::fprintf(stderr, "gpusift-demo: cannot read image %s\n", o.image.c_str());
+  const cv::Mat source = read_image_bgr(o.image);
+  if (source.empty())
     return 2;
-  }
   for (int i = 0; i < o.frames; ++i)
     run.homographies.push_back(frame_homography(i, o.frames, source.size(), o.size));
 

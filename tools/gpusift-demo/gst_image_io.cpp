@@ -1,0 +1,69 @@
+#include "gst_image_io.h"
+
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+#include <cstdio>
+
+namespace gpusift::demo {
+
+cv::Mat read_image_bgr(const std::string& path) {
+  gchar* escaped = g_strescape(path.c_str(), nullptr);
+  const std::string description = std::string("filesrc location=\"") + escaped +
+                                  "\" ! decodebin ! videoconvert ! video/x-raw,format=BGR ! "
+                                  "appsink name=sink sync=false";
+  g_free(escaped);
+  GError* error = nullptr;
+  GstElement* pipeline = gst_parse_launch(description.c_str(), &error);
+  if (!pipeline) {
+    std::fprintf(stderr, "gpusift-demo: %s\n", error->message);
+    g_clear_error(&error);
+    return cv::Mat();
+  }
+  GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND);
+  cv::Mat image;
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  if (sample && gst_video_info_from_caps(&info, gst_sample_get_caps(sample)) &&
+      gst_video_frame_map(&frame, &info, gst_sample_get_buffer(sample), GST_MAP_READ)) {
+    image = cv::Mat(GST_VIDEO_FRAME_HEIGHT(&frame), GST_VIDEO_FRAME_WIDTH(&frame), CV_8UC3,
+                    GST_VIDEO_FRAME_PLANE_DATA(&frame, 0), GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))
+                .clone();
+    gst_video_frame_unmap(&frame);
+  } else {
+    std::fprintf(stderr, "gpusift-demo: cannot decode image %s\n", path.c_str());
+  }
+  if (sample)
+    gst_sample_unref(sample);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(sink);
+  gst_object_unref(pipeline);
+  return image;
+}
+
+bool write_png(GstBuffer* buffer, GstCaps* caps, const std::string& path) {
+  GstSample* sample = gst_sample_new(buffer, caps, nullptr, nullptr);
+  GstCaps* png_caps = gst_caps_new_empty_simple("image/png");
+  GError* error = nullptr;
+  GstSample* png = gst_video_convert_sample(sample, png_caps, 10 * GST_SECOND, &error);
+  gst_caps_unref(png_caps);
+  gst_sample_unref(sample);
+  if (!png) {
+    std::fprintf(stderr, "gpusift-demo: PNG: %s\n", error ? error->message : "failed");
+    g_clear_error(&error);
+    return false;
+  }
+  GstMapInfo map;
+  GstBuffer* bytes = gst_sample_get_buffer(png);
+  bool ok = gst_buffer_map(bytes, &map, GST_MAP_READ) &&
+            g_file_set_contents(path.c_str(), reinterpret_cast<const gchar*>(map.data),
+                                static_cast<gssize>(map.size), nullptr);
+  if (map.data)
+    gst_buffer_unmap(bytes, &map);
+  gst_sample_unref(png);
+  return ok;
+}
+
+}  // namespace gpusift::demo
