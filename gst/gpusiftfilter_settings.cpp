@@ -10,6 +10,7 @@ GType method_enum_type() {
   static GType type = 0;
   static const GEnumValue values[] = {
       {static_cast<gint>(Method::kSift), "SIFT (Lowe 2004, OpenCV 4 semantics)", "sift"},
+      {static_cast<gint>(Method::kSurf), "SURF (Bay et al. 2008, OpenCV conventions)", "surf"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
@@ -35,8 +36,8 @@ GType descriptor_enum_type() {
   static const GEnumValue values[] = {
       {static_cast<gint>(DescriptorFormat::kNone), "Keypoints only", "none"},
       {static_cast<gint>(DescriptorFormat::kFloat), "float32, unit L2 norm", "float"},
-      {static_cast<gint>(DescriptorFormat::kUint8), "uint8, OpenCV's bytes", "uint8"},
-      {static_cast<gint>(DescriptorFormat::kRootSift), "float32 RootSIFT", "rootsift"},
+      {static_cast<gint>(DescriptorFormat::kUint8), "uint8, OpenCV's bytes (SIFT only)", "uint8"},
+      {static_cast<gint>(DescriptorFormat::kRootSift), "float32 RootSIFT (SIFT only)", "rootsift"},
       {0, nullptr, nullptr},
   };
   if (g_once_init_enter(&type))
@@ -49,10 +50,35 @@ constexpr GParamFlags kAnyState = static_cast<GParamFlags>(
 constexpr GParamFlags kReadyOnly =
     static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
+static_assert(kMaxOctaveLayers == kSurfMaxOctaveLayers, "one n-octave-layers range for both");
+constexpr double kMaxHessianThreshold = 1e6;
+
+void install_surf_properties(GObjectClass* klass) {
+  const SurfParams d = FilterSettings::video_defaults().surf;
+  g_object_class_install_property(
+      klass, kPropHessianThreshold,
+      g_param_spec_double("hessian-threshold", "Hessian threshold",
+                          "SURF: minimum determinant of the box-filter Hessian (OpenCV's units)",
+                          0.0, kMaxHessianThreshold, d.hessian_threshold, kAnyState));
+  g_object_class_install_property(
+      klass, kPropNOctaves,
+      g_param_spec_int("n-octaves", "Octaves", "SURF: number of octaves", 1, kSurfMaxOctaves,
+                       d.n_octaves, kAnyState));
+  g_object_class_install_property(
+      klass, kPropExtended,
+      g_param_spec_boolean("extended", "Extended", "SURF: 128-value descriptors instead of 64",
+                           d.extended, kAnyState));
+  g_object_class_install_property(
+      klass, kPropUpright,
+      g_param_spec_boolean("upright", "Upright",
+                           "SURF: no orientation, every angle is 270 (faster)", d.upright,
+                           kAnyState));
+}
+
 }  // namespace
 
 void install_filter_properties(GObjectClass* klass) {
-  const SiftParams d = FilterSettings::video_defaults();
+  const SiftParams d = FilterSettings::video_defaults().sift;
   g_object_class_install_property(
       klass, kPropMethod,
       g_param_spec_enum("method", "Method", "Feature detector and descriptor", method_enum_type(),
@@ -75,30 +101,33 @@ void install_filter_properties(GObjectClass* klass) {
                        d.nfeatures, kAnyState));
   g_object_class_install_property(
       klass, kPropNOctaveLayers,
-      g_param_spec_int("n-octave-layers", "Octave layers", "Layers per octave of the scale space",
-                       1, kMaxOctaveLayers, d.n_octave_layers, kAnyState));
+      g_param_spec_int("n-octave-layers", "Octave layers",
+                       "Layers per octave of the scale space (SIFT and SURF)", 1, kMaxOctaveLayers,
+                       d.n_octave_layers, kAnyState));
   g_object_class_install_property(klass, kPropContrastThreshold,
                                   g_param_spec_double("contrast-threshold", "Contrast threshold",
-                                                      "Minimum DoG contrast (OpenCV's units)", 0.0,
-                                                      10.0, d.contrast_threshold, kAnyState));
+                                                      "SIFT: minimum DoG contrast (OpenCV's units)",
+                                                      0.0, 10.0, d.contrast_threshold, kAnyState));
   g_object_class_install_property(
       klass, kPropEdgeThreshold,
       g_param_spec_double("edge-threshold", "Edge threshold",
-                          "Maximum principal curvature ratio (OpenCV's units)", 1e-3, 1000.0,
+                          "SIFT: maximum principal curvature ratio (OpenCV's units)", 1e-3, 1000.0,
                           d.edge_threshold, kAnyState));
   g_object_class_install_property(
       klass, kPropSigma,
-      g_param_spec_double("sigma", "Sigma", "Gaussian blur of the first octave", 0.5, 4.0, d.sigma,
-                          kAnyState));
+      g_param_spec_double("sigma", "Sigma", "SIFT: Gaussian blur of the first octave", 0.5, 4.0,
+                          d.sigma, kAnyState));
   g_object_class_install_property(
       klass, kPropUpscale,
-      g_param_spec_boolean("upscale", "Upscale",
-                           "Double the frame for the first octave as OpenCV does (parity with "
-                           "cv::SIFT, about 2-3x slower); off by default for video",
-                           d.upscale, kAnyState));
+      g_param_spec_boolean(
+          "upscale", "Upscale",
+          "SIFT: double the frame for the first octave as OpenCV does (parity with "
+          "cv::SIFT, about 2-3x slower); off by default for video",
+          d.upscale, kAnyState));
   g_object_class_install_property(
       klass, kPropDescriptor,
-      g_param_spec_enum("descriptor", "Descriptor", "Descriptor format in the meta",
+      g_param_spec_enum("descriptor", "Descriptor",
+                        "Descriptor format in the meta; SURF takes float or none",
                         descriptor_enum_type(), static_cast<gint>(d.descriptor), kAnyState));
   g_object_class_install_property(
       klass, kPropMaxKeypoints,
@@ -106,6 +135,7 @@ void install_filter_properties(GObjectClass* klass) {
                        "Capacity of the keypoint list; past it the strongest are kept and a "
                        "warning is posted",
                        1, 1 << 22, d.max_keypoints, kAnyState));
+  install_surf_properties(klass);
   g_object_class_install_property(
       klass, kPropPostMessages,
       g_param_spec_boolean("post-messages", "Post messages",
@@ -113,10 +143,14 @@ void install_filter_properties(GObjectClass* klass) {
                            kAnyState));
 }
 
+// nfeatures, n-octave-layers, descriptor and max-keypoints apply to both methods: they are
+// written to both parameter sets (whose defaults agree) and read back from SIFT's.
 bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
+  SiftParams& sift = s->features.sift;
+  SurfParams& surf = s->features.surf;
   switch (id) {
     case kPropMethod:
-      s->method = static_cast<Method>(g_value_get_enum(value));
+      s->features.method = static_cast<Method>(g_value_get_enum(value));
       return true;
     case kPropBackend:
       s->backend = static_cast<Backend>(g_value_get_enum(value));
@@ -125,28 +159,40 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
       s->cuda_device_id = g_value_get_int(value);
       return true;
     case kPropNfeatures:
-      s->sift.nfeatures = g_value_get_int(value);
+      sift.nfeatures = surf.nfeatures = g_value_get_int(value);
       return true;
     case kPropNOctaveLayers:
-      s->sift.n_octave_layers = g_value_get_int(value);
+      sift.n_octave_layers = surf.n_octave_layers = g_value_get_int(value);
       return true;
     case kPropContrastThreshold:
-      s->sift.contrast_threshold = static_cast<float>(g_value_get_double(value));
+      sift.contrast_threshold = static_cast<float>(g_value_get_double(value));
       return true;
     case kPropEdgeThreshold:
-      s->sift.edge_threshold = static_cast<float>(g_value_get_double(value));
+      sift.edge_threshold = static_cast<float>(g_value_get_double(value));
       return true;
     case kPropSigma:
-      s->sift.sigma = static_cast<float>(g_value_get_double(value));
+      sift.sigma = static_cast<float>(g_value_get_double(value));
       return true;
     case kPropUpscale:
-      s->sift.upscale = g_value_get_boolean(value);
+      sift.upscale = g_value_get_boolean(value);
       return true;
     case kPropDescriptor:
-      s->sift.descriptor = static_cast<DescriptorFormat>(g_value_get_enum(value));
+      sift.descriptor = surf.descriptor = static_cast<DescriptorFormat>(g_value_get_enum(value));
       return true;
     case kPropMaxKeypoints:
-      s->sift.max_keypoints = g_value_get_int(value);
+      sift.max_keypoints = surf.max_keypoints = g_value_get_int(value);
+      return true;
+    case kPropHessianThreshold:
+      surf.hessian_threshold = g_value_get_double(value);
+      return true;
+    case kPropNOctaves:
+      surf.n_octaves = g_value_get_int(value);
+      return true;
+    case kPropExtended:
+      surf.extended = g_value_get_boolean(value);
+      return true;
+    case kPropUpright:
+      surf.upright = g_value_get_boolean(value);
       return true;
     case kPropPostMessages:
       s->post_messages = g_value_get_boolean(value);
@@ -156,9 +202,11 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
 }
 
 void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
+  const SiftParams& sift = s.features.sift;
+  const SurfParams& surf = s.features.surf;
   switch (id) {
     case kPropMethod:
-      g_value_set_enum(value, static_cast<gint>(s.method));
+      g_value_set_enum(value, static_cast<gint>(s.features.method));
       break;
     case kPropBackend:
       g_value_set_enum(value, static_cast<gint>(s.backend));
@@ -167,28 +215,40 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
       g_value_set_int(value, s.cuda_device_id);
       break;
     case kPropNfeatures:
-      g_value_set_int(value, s.sift.nfeatures);
+      g_value_set_int(value, sift.nfeatures);
       break;
     case kPropNOctaveLayers:
-      g_value_set_int(value, s.sift.n_octave_layers);
+      g_value_set_int(value, sift.n_octave_layers);
       break;
     case kPropContrastThreshold:
-      g_value_set_double(value, s.sift.contrast_threshold);
+      g_value_set_double(value, sift.contrast_threshold);
       break;
     case kPropEdgeThreshold:
-      g_value_set_double(value, s.sift.edge_threshold);
+      g_value_set_double(value, sift.edge_threshold);
       break;
     case kPropSigma:
-      g_value_set_double(value, s.sift.sigma);
+      g_value_set_double(value, sift.sigma);
       break;
     case kPropUpscale:
-      g_value_set_boolean(value, s.sift.upscale);
+      g_value_set_boolean(value, sift.upscale);
       break;
     case kPropDescriptor:
-      g_value_set_enum(value, static_cast<gint>(s.sift.descriptor));
+      g_value_set_enum(value, static_cast<gint>(sift.descriptor));
       break;
     case kPropMaxKeypoints:
-      g_value_set_int(value, s.sift.max_keypoints);
+      g_value_set_int(value, sift.max_keypoints);
+      break;
+    case kPropHessianThreshold:
+      g_value_set_double(value, surf.hessian_threshold);
+      break;
+    case kPropNOctaves:
+      g_value_set_int(value, surf.n_octaves);
+      break;
+    case kPropExtended:
+      g_value_set_boolean(value, surf.extended);
+      break;
+    case kPropUpright:
+      g_value_set_boolean(value, surf.upright);
       break;
     case kPropPostMessages:
       g_value_set_boolean(value, s.post_messages);

@@ -4,25 +4,28 @@
 #include <glib-object.h>
 
 #include "gpusift/extractor.h"
-#include "gpusift/sift_params.h"
+#include "gpusift/method.h"
 
 namespace gpusift::gst {
 
-enum class Method { kSift = 0 };
-
 struct FilterSettings {
-  Method method = Method::kSift;
   Backend backend = Backend::kAuto;
   int cuda_device_id = -1;
-  SiftParams sift = video_defaults();
+  FeatureConfig features = video_defaults();
   bool post_messages = false;
 
-  // The element defaults differ from the library's in one way: video wants speed, so the
+  // The element defaults differ from the library's in one way: video wants speed, so SIFT's
   // doubled first octave (OpenCV parity) is off unless asked for.
-  static SiftParams video_defaults() {
-    SiftParams p;
-    p.upscale = false;
-    return p;
+  static FeatureConfig video_defaults() {
+    FeatureConfig config;
+    config.sift.upscale = false;
+    return config;
+  }
+
+  // Of the method in use (the property sets both methods' fields).
+  int max_keypoints() const {
+    return features.method == Method::kSurf ? features.surf.max_keypoints
+                                            : features.sift.max_keypoints;
   }
 };
 
@@ -38,11 +41,15 @@ enum FilterProperty {
   kPropUpscale,
   kPropDescriptor,
   kPropMaxKeypoints,
-  kPropPostMessages,
+  kPropHessianThreshold,
+  kPropNOctaves,
+  kPropExtended,
+  kPropUpright,
+  kPropPostMessages,  // the last one: the element checks ids against it
 };
 
 void install_filter_properties(GObjectClass* klass);
-// True when the change needs a new extractor (all SIFT parameters do).
+// True when the change needs a new extractor (all feature parameters do).
 bool set_filter_property(FilterSettings* settings, guint id, const GValue* value);
 void get_filter_property(const FilterSettings& settings, guint id, GValue* value);
 

@@ -1,4 +1,4 @@
-/* gpusiftfilter: runs the SIFT pipeline on every frame and attaches the features as a
+/* gpusiftfilter: runs the SIFT or SURF pipeline on every frame and attaches the features as a
  * GstKeypointsMeta. Pixels are never modified; the buffer is only made metadata-writable (a
  * shallow copy when it is shared), so the element works in place with no pixel copies. */
 #include "gstgpusiftfilter.h"
@@ -171,8 +171,8 @@ bool build_extractor(GstGpusiftFilter* self) {
   try {
     rt.extractor.reset();
     rt.extractor = rt.settings.backend == Backend::kCuda
-                       ? gpusift::create_cuda_extractor_on_current_context(rt.settings.sift)
-                       : gpusift::create_extractor(Backend::kCpu, rt.settings.sift);
+                       ? gpusift::create_cuda_extractor_on_current_context(rt.settings.features)
+                       : gpusift::create_extractor(Backend::kCpu, rt.settings.features);
   } catch (const gpusift::Error& error) {
     post_library_error(self, error);
     return false;
@@ -229,6 +229,21 @@ bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
 #endif
 }
 
+// The luma row pitch. Device memory without a GstVideoMeta is laid out as its GstCudaMemory
+// says (pitched allocations), not as the caps' default strides.
+size_t luma_stride(GstBuffer* buffer, const GstVideoFrame* frame, bool on_device) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  if (on_device && !gst_buffer_get_video_meta(buffer)) {
+    const GstCudaMemory* memory = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(buffer, 0));
+    return static_cast<size_t>(GST_VIDEO_INFO_PLANE_STRIDE(&memory->info, 0));
+  }
+#else
+  (void)buffer;
+  (void)on_device;
+#endif
+  return static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0));
+}
+
 void attach_meta(GstGpusiftFilter* self, GstBuffer* buffer) {
   const Runtime& rt = *self->runtime;
   const gpusift::Features& f = rt.features;
@@ -244,9 +259,12 @@ void attach_meta(GstGpusiftFilter* self, GstBuffer* buffer) {
     descriptors =
         g_bytes_new(f.float_descriptors.data(), f.float_descriptors.size() * sizeof(float));
   }
-  gst_buffer_add_keypoints_meta_from_bytes(
-      buffer, GST_KEYPOINTS_METHOD_SIFT, GST_VIDEO_INFO_WIDTH(&rt.info),
-      GST_VIDEO_INFO_HEIGHT(&rt.info), keypoints, type, f.descriptor_size, descriptors);
+  const GstKeypointsMethod method = rt.settings.features.method == gpusift::Method::kSurf
+                                        ? GST_KEYPOINTS_METHOD_SURF
+                                        : GST_KEYPOINTS_METHOD_SIFT;
+  gst_buffer_add_keypoints_meta_from_bytes(buffer, method, GST_VIDEO_INFO_WIDTH(&rt.info),
+                                           GST_VIDEO_INFO_HEIGHT(&rt.info), keypoints, type,
+                                           f.descriptor_size, descriptors);
   g_bytes_unref(keypoints);
   if (descriptors)
     g_bytes_unref(descriptors);
@@ -272,7 +290,18 @@ void warn_overflow_once(GstGpusiftFilter* self) {
   GST_ELEMENT_WARNING(
       self, STREAM, FAILED, ("Too many keypoints: the strongest are kept"),
       ("%d detected, %zu kept (max-keypoints=%d); warned once per stream",
-       rt.features.detected_count, rt.features.keypoints.size(), rt.settings.sift.max_keypoints));
+       rt.features.detected_count, rt.features.keypoints.size(), rt.settings.max_keypoints()));
+}
+
+void release_runtime(GstGpusiftFilter* self) {
+  {
+    ContextScope scope(self);  // device buffers are freed in the context they belong to
+    self->runtime->extractor.reset();
+  }
+  self->runtime->features = gpusift::Features{};
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  gst_clear_object(&self->context);
+#endif
 }
 
 }  // namespace
@@ -284,20 +313,17 @@ static gboolean gst_gpusift_filter_start(GstBaseTransform* trans) {
   rt.overflow_warned = false;
   if (!choose_backend(self, &rt.settings))
     return FALSE;
-  GST_INFO_OBJECT(self, "backend %s", gpusift::backend_name(rt.settings.backend));
-  return build_extractor(self);
+  GST_INFO_OBJECT(self, "%s on backend %s", gpusift::method_name(rt.settings.features.method),
+                  gpusift::backend_name(rt.settings.backend));
+  if (build_extractor(self))
+    return TRUE;
+  // A failed start gets no stop(), so the CUDA context would stay held until the next start.
+  release_runtime(self);
+  return FALSE;
 }
 
 static gboolean gst_gpusift_filter_stop(GstBaseTransform* trans) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-  {
-    ContextScope scope(self);  // device buffers are freed in the context they belong to
-    self->runtime->extractor.reset();
-  }
-  self->runtime->features = gpusift::Features{};
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  gst_clear_object(&self->context);
-#endif
+  release_runtime(GST_GPUSIFT_FILTER(trans));
   return TRUE;
 }
 
@@ -331,7 +357,8 @@ static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, Gs
   GST_OBJECT_LOCK(self);
   const bool changed = self->settings_changed;
   GST_OBJECT_UNLOCK(self);
-  if (changed) {
+  // No extractor: the last settings were refused (an error was posted); they are tried again.
+  if (changed || !rt.extractor) {
     const Backend chosen = rt.settings.backend;  // backend and device are fixed while running
     const int device = rt.settings.cuda_device_id;
     rt.settings = current_settings(self);
@@ -359,7 +386,7 @@ static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, Gs
   }
   const gpusift::FrameView view{
       GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-      static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0)),
+      luma_stride(buffer, &frame, on_device),
       GST_VIDEO_FRAME_WIDTH(&frame),
       GST_VIDEO_FRAME_HEIGHT(&frame),
       format,
@@ -453,9 +480,9 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
   gpusift::gst::install_filter_properties(gobject_class);
 
   gst_element_class_set_static_metadata(
-      element_class, "SIFT feature extractor", "Filter/Analyzer/Video",
-      "Detects SIFT keypoints and descriptors on NVIDIA GPUs (or the CPU) and attaches them "
-      "to each buffer as GstKeypointsMeta",
+      element_class, "SIFT and SURF feature extractor", "Filter/Analyzer/Video",
+      "Detects SIFT or SURF keypoints and descriptors on NVIDIA GPUs (or the CPU) and attaches "
+      "them to each buffer as GstKeypointsMeta",
       "gpusift developers");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);

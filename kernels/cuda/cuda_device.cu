@@ -36,9 +36,11 @@ ScopedCudaDevice::~ScopedCudaDevice() {
 
 OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : OwnedCudaStream() {}
 
-OwnedCudaStream::OwnedCudaStream() : stream_(nullptr) {
+OwnedCudaStream::OwnedCudaStream(Ordering ordering) : stream_(nullptr) {
   cudaStream_t stream = nullptr;
-  cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  const unsigned flags =
+      ordering == Ordering::kIndependent ? cudaStreamNonBlocking : cudaStreamDefault;
+  cuda::check(cudaStreamCreateWithFlags(&stream, flags), "cudaStreamCreate");
   stream_ = stream;
 }
 

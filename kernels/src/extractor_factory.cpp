@@ -1,21 +1,26 @@
 #include <string>
 
 #include "gpusift/cpu_sift.h"
+#include "gpusift/cpu_surf.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
 #include "gpusift/host_gray.h"
 
 #ifdef GPUSIFT_HAVE_CUDA
 #include "gpusift/cuda_sift.h"
+#include "gpusift/cuda_surf.h"
 #endif
 
 namespace gpusift {
 
 namespace {
 
+// Impl: CpuSiftExtractor or CpuSurfExtractor.
+template <typename Impl>
 class CpuExtractor final : public Extractor {
  public:
-  explicit CpuExtractor(const SiftParams& params) : impl_(params) {}
+  template <typename Params>
+  explicit CpuExtractor(const Params& params) : impl_(params) {}
   Backend backend() const override { return Backend::kCpu; }
   void extract(const FrameView& frame, Features* out) override {
     out->clear();
@@ -24,46 +29,85 @@ class CpuExtractor final : public Extractor {
   }
 
  private:
-  CpuSiftExtractor impl_;
+  Impl impl_;
   std::vector<uint8_t> gray_scratch_;
 };
 
 #ifdef GPUSIFT_HAVE_CUDA
-// On the context current at construction; the caller keeps it current while using this.
+// On the context current at construction; the caller keeps it current while using this. Its
+// stream is ordered after the legacy default stream, so that device frames written there by
+// GStreamer's CUDA elements are complete before they are read. Impl: Cuda{Sift,Surf}Extractor.
+template <typename Impl>
 class CurrentContextCudaExtractor : public Extractor {
  public:
-  explicit CurrentContextCudaExtractor(const SiftParams& params) : impl_(params) {}
+  template <typename Params>
+  explicit CurrentContextCudaExtractor(const Params& params) : impl_(params) {}
   Backend backend() const override { return Backend::kCuda; }
   void extract(const FrameView& frame, Features* out) override {
     impl_.extract(frame, stream_.get(), out);
   }
 
  private:
-  OwnedCudaStream stream_;
-  CudaSiftExtractor impl_;
+  OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
+  Impl impl_;
 };
 
 // Selects the device itself, for callers without their own context management.
+template <typename Impl>
 class CudaExtractor final : public Extractor {
  public:
-  CudaExtractor(const SiftParams& params, int device_id) : device_(device_id), impl_(params) {}
+  template <typename Params>
+  CudaExtractor(const Params& params, int device_id) : device_(device_id), impl_(params) {}
   Backend backend() const override { return Backend::kCuda; }
   void extract(const FrameView& frame, Features* out) override { impl_.extract(frame, out); }
 
  private:
   ScopedCudaDevice device_;
-  CurrentContextCudaExtractor impl_;
+  CurrentContextCudaExtractor<Impl> impl_;
 };
+#endif
+
+FeatureConfig sift_config(const SiftParams& params) {
+  FeatureConfig config;
+  config.method = Method::kSift;
+  config.sift = params;
+  return config;
+}
+
+// Bad parameters are reported as such even where no device could be had.
+void validate_config(const FeatureConfig& config) {
+  if (config.method == Method::kSurf)
+    validate(config.surf);
+  else
+    validate(config.sift);
+}
+
+std::unique_ptr<Extractor> create_cpu_extractor(const FeatureConfig& config) {
+  if (config.method == Method::kSurf)
+    return std::make_unique<CpuExtractor<CpuSurfExtractor>>(config.surf);
+  return std::make_unique<CpuExtractor<CpuSiftExtractor>>(config.sift);
+}
+
+#ifndef GPUSIFT_HAVE_CUDA
+[[noreturn]] void throw_cuda_not_built() {
+  throw Error(ErrorCode::kNoDevice, "the CUDA backend is not built into this gpusift");
+}
 #endif
 
 }  // namespace
 
-std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(
-    [[maybe_unused]] const SiftParams& params) {
+std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const SiftParams& params) {
+  return create_cuda_extractor_on_current_context(sift_config(params));
+}
+
+std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const FeatureConfig& config) {
+  validate_config(config);
 #ifdef GPUSIFT_HAVE_CUDA
-  return std::make_unique<CurrentContextCudaExtractor>(params);
+  if (config.method == Method::kSurf)
+    return std::make_unique<CurrentContextCudaExtractor<CudaSurfExtractor>>(config.surf);
+  return std::make_unique<CurrentContextCudaExtractor<CudaSiftExtractor>>(config.sift);
 #else
-  throw Error(ErrorCode::kNoDevice, "the CUDA backend is not built into this gpusift");
+  throw_cuda_not_built();
 #endif
 }
 
@@ -104,15 +148,23 @@ int cuda_device_count() {
 #endif
 
 std::unique_ptr<Extractor> create_extractor(Backend backend, const SiftParams& params,
+                                            int cuda_device_id) {
+  return create_extractor(backend, sift_config(params), cuda_device_id);
+}
+
+std::unique_ptr<Extractor> create_extractor(Backend backend, const FeatureConfig& config,
                                             [[maybe_unused]] int cuda_device_id) {
+  validate_config(config);
   if (backend == Backend::kAuto)
     backend = cuda_device_count() > 0 ? Backend::kCuda : Backend::kCpu;
   if (backend == Backend::kCpu)
-    return std::make_unique<CpuExtractor>(params);
+    return create_cpu_extractor(config);
 #ifdef GPUSIFT_HAVE_CUDA
-  return std::make_unique<CudaExtractor>(params, cuda_device_id);
+  if (config.method == Method::kSurf)
+    return std::make_unique<CudaExtractor<CudaSurfExtractor>>(config.surf, cuda_device_id);
+  return std::make_unique<CudaExtractor<CudaSiftExtractor>>(config.sift, cuda_device_id);
 #else
-  throw Error(ErrorCode::kNoDevice, "the CUDA backend is not built into this gpusift");
+  throw_cuda_not_built();
 #endif
 }
 

@@ -16,6 +16,7 @@
 
 #include "child_process.h"
 #include "gpusift/cpu_sift.h"
+#include "gpusift/cpu_surf.h"
 #include "gpusift/extractor.h"
 #include "test_images.h"
 
@@ -50,8 +51,10 @@ std::vector<std::string> read_lines(const std::string& path) {
   return lines;
 }
 
-std::string expected_header(int descriptor_columns) {
+std::string expected_header(int descriptor_columns, bool with_class_id = false) {
   std::string header = "x,y,size,angle,response,octave";
+  if (with_class_id)
+    header += ",class_id";
   for (int d = 0; d < descriptor_columns; ++d)
     header += ",d" + std::to_string(d);
   return header;
@@ -59,6 +62,33 @@ std::string expected_header(int descriptor_columns) {
 
 float to_float(const std::string& text) {
   return std::strtof(text.c_str(), nullptr);
+}
+
+// Data rows (lines[1..]) against the features, value for value: %.9g round-trips floats, so the
+// CSV must give back the very same values. SURF rows carry class_id after octave.
+void expect_rows_equal(const std::vector<std::string>& lines, const Features& expected,
+                       bool with_class_id) {
+  ASSERT_EQ(lines.size(), expected.keypoints.size() + 1);
+  const size_t leading = with_class_id ? 7 : 6;
+  const int columns = expected.descriptor_size;
+  for (size_t i = 0; i < expected.keypoints.size(); ++i) {
+    SCOPED_TRACE("row " + std::to_string(i));
+    const std::vector<std::string> fields = split(lines[i + 1], ',');
+    ASSERT_EQ(fields.size(), leading + columns);
+    const Keypoint& k = expected.keypoints[i];
+    EXPECT_EQ(to_float(fields[0]), k.x);
+    EXPECT_EQ(to_float(fields[1]), k.y);
+    EXPECT_EQ(to_float(fields[2]), k.size);
+    EXPECT_EQ(to_float(fields[3]), k.angle);
+    EXPECT_EQ(to_float(fields[4]), k.response);
+    EXPECT_EQ(std::stoi(fields[5]), k.octave);
+    if (with_class_id) {
+      EXPECT_EQ(std::stoi(fields[6]), k.class_id);
+    }
+    for (int d = 0; d < columns; ++d)
+      ASSERT_EQ(to_float(fields[leading + d]), expected.float_descriptors[i * columns + d])
+          << "d" << d;
+  }
 }
 
 bool is_one_error_line(const std::string& err) {
@@ -99,24 +129,59 @@ TEST_F(CliTest, CsvEqualsCpuBackendInProcess) {
   EXPECT_NE(r.out.find(summary), std::string::npos) << r.out;
 
   const std::vector<std::string> lines = read_lines(path("camera.csv"));
-  ASSERT_EQ(lines.size(), expected.keypoints.size() + 1);
+  ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines[0], expected_header(kSiftDescriptorSize));
-  for (size_t i = 0; i < expected.keypoints.size(); ++i) {
-    SCOPED_TRACE("row " + std::to_string(i));
-    const std::vector<std::string> fields = split(lines[i + 1], ',');
-    ASSERT_EQ(fields.size(), 6u + kSiftDescriptorSize);
-    const Keypoint& k = expected.keypoints[i];
-    // %.9g round-trips floats, so the CSV must give back the very same values.
-    EXPECT_EQ(to_float(fields[0]), k.x);
-    EXPECT_EQ(to_float(fields[1]), k.y);
-    EXPECT_EQ(to_float(fields[2]), k.size);
-    EXPECT_EQ(to_float(fields[3]), k.angle);
-    EXPECT_EQ(to_float(fields[4]), k.response);
-    EXPECT_EQ(std::stoi(fields[5]), k.octave);
-    for (int d = 0; d < kSiftDescriptorSize; ++d)
-      ASSERT_EQ(to_float(fields[6 + d]), expected.float_descriptors[i * kSiftDescriptorSize + d])
-          << "d" << d;
+  expect_rows_equal(lines, expected, false);
+}
+
+TEST_F(CliTest, SurfCsvEqualsCpuSurfBackendInProcess) {
+  const ChildResult r = run({"--method", "surf", "--backend", "cpu", "--hessian-threshold", "400",
+                             image("camera.png"), "-o", path("surf.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+
+  const cv::Mat gray = load_gray("camera.png");
+  ASSERT_FALSE(gray.empty());
+  SurfParams params;
+  params.hessian_threshold = 400;
+  CpuSurfExtractor extractor{params};
+  const Features expected = extractor.extract(gray.data, gray.step, gray.cols, gray.rows);
+  ASSERT_GT(expected.keypoints.size(), 100u);
+  ASSERT_EQ(expected.descriptor_size, kSurfDescriptorSize);
+  const std::string summary = "camera.png: " + std::to_string(expected.keypoints.size()) +
+                              " keypoints (cpu, 512x512) -> " + path("surf.csv") + "\n";
+  EXPECT_NE(r.out.find(summary), std::string::npos) << r.out;
+
+  const std::vector<std::string> lines = read_lines(path("surf.csv"));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines[0], expected_header(kSurfDescriptorSize, true));
+  expect_rows_equal(lines, expected, true);
+}
+
+TEST_F(CliTest, SurfExtendedUprightGives128ColumnsAndAngle270) {
+  const ChildResult r = run({image("camera.png"), "--method=surf", "--extended", "1", "--upright",
+                             "1", "--backend", "cpu", "-o", path("ext.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const std::vector<std::string> lines = read_lines(path("ext.csv"));
+  ASSERT_GT(lines.size(), 100u);
+  EXPECT_EQ(lines[0], expected_header(kSurfExtendedDescriptorSize, true));
+  for (size_t i = 1; i < lines.size(); ++i) {
+    const std::vector<std::string> fields = split(lines[i], ',');
+    ASSERT_EQ(fields.size(), 7u + kSurfExtendedDescriptorSize) << "row " << i;
+    ASSERT_EQ(to_float(fields[3]), 270.f) << "row " << i;
+    ASSERT_TRUE(fields[6] == "1" || fields[6] == "-1") << "row " << i << ": " << fields[6];
   }
+}
+
+TEST_F(CliTest, SurfWithoutDescriptorGivesSevenColumns) {
+  const ChildResult r = run({image("camera.png"), "--method", "surf", "--descriptor", "none",
+                             "--backend", "cpu", "-o", path("kp.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const std::vector<std::string> lines = read_lines(path("kp.csv"));
+  ASSERT_GT(lines.size(), 100u);
+  EXPECT_EQ(lines[0], expected_header(0, true));
+  for (size_t i = 1; i < lines.size(); ++i)
+    ASSERT_EQ(split(lines[i], ',').size(), 7u) << i;
 }
 
 TEST_F(CliTest, Uint8DescriptorsAreIntegers) {
@@ -206,6 +271,7 @@ TEST_F(CliTest, CudaBackendNeedsADevice) {
 struct BadInput {
   const char* name;
   std::vector<std::string> args;  // @TMP@ and @DATA@ stand for the scratch and data folders
+  const char* message = "";       // a part of the stderr line, where the wording matters
 };
 
 class CliBadInput : public CliTest, public ::testing::WithParamInterface<BadInput> {
@@ -229,6 +295,7 @@ TEST_P(CliBadInput, ExitsWithOneStderrLine) {
   const ChildResult r = run(expanded_args());
   EXPECT_EQ(r.exit_status, kFailureStatus) << r.out << r.err;
   EXPECT_TRUE(is_one_error_line(r.err)) << "stderr: [" << r.err << "]";
+  EXPECT_NE(r.err.find(GetParam().message), std::string::npos) << r.err;
 }
 
 const std::vector<BadInput>& bad_inputs() {
@@ -246,7 +313,42 @@ const std::vector<BadInput>& bad_inputs() {
       {"NonNumericNfeatures", {"@DATA@/camera.png", "--nfeatures", "12x", "-o", "@TMP@/o.csv"}},
       {"UpscaleSeven", {"@DATA@/camera.png", "--upscale", "7", "-o", "@TMP@/out.csv"}},
       {"UnknownDescriptor", {"@DATA@/camera.png", "--descriptor", "foo", "-o", "@TMP@/out.csv"}},
-      {"UnknownMethod", {"@DATA@/camera.png", "--method", "surf", "-o", "@TMP@/out.csv"}},
+      {"UnknownMethod", {"@DATA@/camera.png", "--method", "orb", "-o", "@TMP@/out.csv"}},
+      {"SurfUint8Descriptor",
+       {"@DATA@/camera.png", "--method", "surf", "--descriptor", "uint8", "-o", "@TMP@/o.csv"},
+       "descriptor uint8 does not apply to SURF"},
+      {"SurfRootsiftDescriptor",
+       {"@DATA@/camera.png", "--descriptor", "rootsift", "--method", "surf", "-o", "@TMP@/o.csv"},
+       "descriptor rootsift does not apply to SURF"},
+      {"SurfWithSigma",
+       {"@DATA@/camera.png", "--method", "surf", "--sigma", "2", "-o", "@TMP@/out.csv"},
+       "--sigma is only for --method sift"},
+      {"SurfWithUpscaleBeforeMethod",
+       {"@DATA@/camera.png", "--upscale", "0", "--method", "surf", "-o", "@TMP@/out.csv"},
+       "--upscale is only for --method sift"},
+      {"SurfWithContrastThreshold",
+       {"@DATA@/camera.png", "--method", "surf", "--contrast-threshold", "0.1", "-o",
+        "@TMP@/out.csv"},
+       "only for --method sift"},
+      {"SurfWithEdgeThreshold",
+       {"@DATA@/camera.png", "--method", "surf", "--edge-threshold", "5", "-o", "@TMP@/out.csv"},
+       "only for --method sift"},
+      {"SiftWithHessianThreshold",
+       {"@DATA@/camera.png", "--hessian-threshold", "300", "-o", "@TMP@/out.csv"},
+       "--hessian-threshold is only for --method surf"},
+      {"SiftWithExtended",
+       {"@DATA@/camera.png", "--method", "sift", "--extended", "1", "-o", "@TMP@/out.csv"},
+       "--extended is only for --method surf"},
+      {"NegativeHessianThreshold",
+       {"@DATA@/camera.png", "--method", "surf", "--hessian-threshold", "-1", "-o",
+        "@TMP@/out.csv"}},
+      {"NanHessianThreshold",
+       {"@DATA@/camera.png", "--method", "surf", "--hessian-threshold", "nan", "-o",
+        "@TMP@/out.csv"}},
+      {"NineOctaves",
+       {"@DATA@/camera.png", "--method", "surf", "--n-octaves", "9", "-o", "@TMP@/out.csv"}},
+      {"UprightTwo",
+       {"@DATA@/camera.png", "--method", "surf", "--upright", "2", "-o", "@TMP@/out.csv"}},
       {"UnknownBackend", {"@DATA@/camera.png", "--backend", "tpu", "-o", "@TMP@/out.csv"}},
       {"SigmaOutOfRange", {"@DATA@/camera.png", "--sigma", "9", "-o", "@TMP@/out.csv"}},
       {"NanThreshold", {"@DATA@/camera.png", "--contrast-threshold", "nan", "-o", "@TMP@/out.csv"}},

@@ -18,6 +18,10 @@
 namespace gpusift::testing {
 namespace {
 
+// cudaupload passes system memory through when downstream takes it, so CUDA memory is asked for.
+const std::string kCudaUpload =
+    "cudaupload ! capsfilter caps=\"video/x-raw(memory:CUDAMemory)\" ! ";
+
 // Runs one frame through `description` and returns a copy of its meta's arrays.
 struct MetaCopy {
   std::vector<cv::KeyPoint> keypoints;
@@ -68,7 +72,7 @@ TEST_P(CudaFilter, CudaMemoryFromCudauploadGivesTheSystemMemoryKeypoints) {
   for (GstVideoFormat format : {GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420}) {
     const MetaCopy system = run_one_frame("gpusiftfilter name=f backend=cuda", gray, format);
     const MetaCopy device =
-        run_one_frame("cudaupload ! gpusiftfilter name=f backend=cuda", gray, format);
+        run_one_frame(kCudaUpload + "gpusiftfilter name=f backend=cuda", gray, format);
     ASSERT_TRUE(system.found);
     ASSERT_TRUE(device.found);
     EXPECT_NE(device.sink_caps.find("memory:CUDAMemory"), std::string::npos) << device.sink_caps;
@@ -86,7 +90,7 @@ TEST_P(CudaFilter, CudaBackendAgreesWithTheCpuBackend) {
     const std::string props = std::string(" upscale=") + upscale;
     const MetaCopy cpu =
         run_one_frame("gpusiftfilter name=f backend=cpu" + props, gray, GST_VIDEO_FORMAT_I420);
-    const MetaCopy gpu = run_one_frame("cudaupload ! gpusiftfilter name=f backend=cuda" + props,
+    const MetaCopy gpu = run_one_frame(kCudaUpload + "gpusiftfilter name=f backend=cuda" + props,
                                        gray, GST_VIDEO_FORMAT_I420);
     const Agreement a =
         compare_features(cpu.keypoints, cpu.descriptors, gpu.keypoints, gpu.descriptors);

@@ -13,6 +13,7 @@
 
 #include "frame_factory.h"
 #include "gpusift/cpu_sift.h"
+#include "gpusift/cpu_surf.h"
 #include "gpusift/extractor.h"
 #include "test_images.h"
 
@@ -67,7 +68,7 @@ void expect_meta_equals(const GstKeypointsMeta* meta, const Features& expected) 
   EXPECT_EQ(0, std::memcmp(meta->keypoints, expected.keypoints.data(),
                            expected.keypoints.size() * sizeof(Keypoint)));
   ASSERT_EQ(meta->descriptor_type, GST_KEYPOINTS_DESCRIPTOR_FLOAT32);
-  ASSERT_EQ(meta->descriptor_size, 128u);
+  ASSERT_EQ(meta->descriptor_size, static_cast<guint>(expected.descriptor_size));
   EXPECT_EQ(0, std::memcmp(meta->descriptors, expected.float_descriptors.data(),
                            expected.float_descriptors.size() * sizeof(float)));
 }
@@ -342,6 +343,136 @@ TEST(GpusiftFilter, CudaBackendWithoutAGpuIsAnErrorAndAutoFallsBackToCpu) {
   gst_object_unref(pipeline);
 }
 
+Features library_surf(const cv::Mat& gray, const SurfParams& params) {
+  CpuSurfExtractor library(params);
+  return library.extract(gray.data, gray.step, gray.cols, gray.rows);
+}
+
+class SurfFormatCase : public ::testing::TestWithParam<GstVideoFormat> {};
+
+TEST_P(SurfFormatCase, MetaEqualsTheLibrarysSurf) {
+  const cv::Mat bgr = load_bgr("astronaut.png");
+  ASSERT_FALSE(bgr.empty());
+  const Features expected = library_surf(gray_seen_by_element(bgr), SurfParams{});
+  ASSERT_GT(expected.keypoints.size(), 100u);
+  ASSERT_EQ(expected.descriptor_size, kSurfDescriptorSize);
+
+  GstHarness* h = cpu_filter("method=surf");
+  GstBuffer* out = push_frame(h, bgr, GetParam());
+  ASSERT_NE(out, nullptr);
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+  expect_meta_equals(meta, expected);
+  EXPECT_EQ(meta->method, GST_KEYPOINTS_METHOD_SURF);
+  EXPECT_STREQ(gst_keypoints_method_to_string(meta->method), "surf");
+  gst_buffer_unref(out);
+  teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(GrayAndConverted, SurfFormatCase,
+                         ::testing::Values(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12,
+                                           GST_VIDEO_FORMAT_BGRx),
+                         [](const auto& info) {
+                           return std::string(gst_video_format_to_string(info.param));
+                         });
+
+TEST(GpusiftFilter, SurfPropertiesReachTheLibrary) {
+  const cv::Mat gray = load_gray("camera.png");
+  SurfParams params;
+  params.hessian_threshold = 300;
+  params.n_octaves = 3;
+  params.n_octave_layers = 2;
+  params.extended = true;
+  params.upright = true;
+  params.nfeatures = 200;
+  const Features expected = library_surf(gray, params);
+  ASSERT_EQ(expected.keypoints.size(), 200u);
+  ASSERT_EQ(expected.descriptor_size, kSurfExtendedDescriptorSize);
+
+  GstHarness* h = cpu_filter(
+      "method=surf hessian-threshold=300 n-octaves=3 n-octave-layers=2 extended=true "
+      "upright=true nfeatures=200");
+  GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  ASSERT_NE(out, nullptr);
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+  expect_meta_equals(meta, expected);
+  for (guint i = 0; i < meta->n_keypoints; ++i) {
+    ASSERT_EQ(meta->keypoints[i].angle, 270.f) << i;
+    ASSERT_TRUE(meta->keypoints[i].class_id == 1 || meta->keypoints[i].class_id == -1) << i;
+  }
+  gst_buffer_unref(out);
+
+  gint method = -1, n_octaves = 0;
+  gdouble threshold = 0;
+  gboolean extended = FALSE, upright = FALSE;
+  g_object_get(h->element, "method", &method, "hessian-threshold", &threshold, "n-octaves",
+               &n_octaves, "extended", &extended, "upright", &upright, nullptr);
+  EXPECT_EQ(method, 1);
+  EXPECT_EQ(threshold, 300.0);
+  EXPECT_EQ(n_octaves, 3);
+  EXPECT_TRUE(extended);
+  EXPECT_TRUE(upright);
+  teardown(h);
+}
+
+TEST(GpusiftFilter, SurfUprightOnlyChangesTheAngles) {
+  const cv::Mat gray = load_gray("coins.png");
+  GstHarness* h = cpu_filter("method=surf descriptor=none");
+  GstBuffer* rotated = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  g_object_set(h->element, "upright", TRUE, nullptr);
+  GstBuffer* upright = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  ASSERT_NE(rotated, nullptr);
+  ASSERT_NE(upright, nullptr);
+  const GstKeypointsMeta* a = gst_buffer_get_keypoints_meta(rotated);
+  const GstKeypointsMeta* b = gst_buffer_get_keypoints_meta(upright);
+  ASSERT_EQ(a->n_keypoints, b->n_keypoints);
+  ASSERT_GT(a->n_keypoints, 10u);
+  EXPECT_EQ(a->descriptor_type, GST_KEYPOINTS_DESCRIPTOR_NONE);
+  bool some_angle_differs = false;
+  for (guint i = 0; i < b->n_keypoints; ++i) {
+    EXPECT_EQ(b->keypoints[i].x, a->keypoints[i].x) << i;
+    EXPECT_EQ(b->keypoints[i].angle, 270.f) << i;
+    some_angle_differs |= a->keypoints[i].angle != 270.f;
+  }
+  EXPECT_TRUE(some_angle_differs);
+  gst_buffer_unref(rotated);
+  gst_buffer_unref(upright);
+  teardown(h);
+}
+
+void expect_library_settings_error(GstMessage* message, const char* text) {
+  GError* error = nullptr;
+  gchar* debug = nullptr;
+  gst_message_parse_error(message, &error, &debug);
+  EXPECT_TRUE(g_error_matches(error, GST_LIBRARY_ERROR, GST_LIBRARY_ERROR_SETTINGS))
+      << error->message;
+  EXPECT_NE(std::string(debug ? debug : "").find(text), std::string::npos) << debug;
+  g_clear_error(&error);
+  g_free(debug);
+}
+
+TEST(GpusiftFilter, SurfWithUint8DescriptorIsASettingsErrorUntilFixed) {
+  const cv::Mat gray = load_gray("camera.png");
+  GstHarness* h = cpu_filter("method=surf descriptor=uint8");
+  gst_harness_set_src_caps_str(h,
+                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    EXPECT_EQ(gst_harness_push(h, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_ERROR);
+    const auto errors = bus_messages(h, GST_MESSAGE_ERROR);
+    ASSERT_EQ(errors.size(), 1u) << "attempt " << attempt;
+    expect_library_settings_error(errors[0], "descriptor uint8 does not apply to SURF");
+    for (GstMessage* m : errors)
+      gst_message_unref(m);
+  }
+  EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+
+  g_object_set(h->element, "descriptor", 1 /* float */, nullptr);
+  GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  ASSERT_NE(out, nullptr);
+  expect_meta_equals(gst_buffer_get_keypoints_meta(out), library_surf(gray, SurfParams{}));
+  gst_buffer_unref(out);
+  teardown(h);
+}
+
 // Counts live objects by type name through the leaks tracer (gst_test_main switches it on).
 int live_objects_named(const char* type_name) {
   GList* tracers = gst_tracing_get_active_tracers();
@@ -362,6 +493,29 @@ int live_objects_named(const char* type_name) {
   }
   g_list_free_full(tracers, gst_object_unref);
   return count;
+}
+
+TEST(GpusiftFilter, SurfWithRootsiftFailsToStartAndLeaksNothing) {
+  const int filters_before = live_objects_named("GstGpusiftFilter");
+  ASSERT_GE(filters_before, 0) << "the leaks tracer is not active";
+  for (int cycle = 0; cycle < 3; ++cycle) {
+    GstElement* pipeline = gst_parse_launch(
+        "videotestsrc num-buffers=2 ! video/x-raw,format=I420,width=96,height=72 ! "
+        "gpusiftfilter backend=cpu method=surf descriptor=rootsift ! fakesink",
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    EXPECT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    GstBus* bus = gst_element_get_bus(pipeline);
+    GstMessage* error = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+    ASSERT_NE(error, nullptr);
+    expect_library_settings_error(error, "descriptor rootsift does not apply to SURF");
+    gst_message_unref(error);
+    gst_bus_set_flushing(bus, TRUE);
+    gst_object_unref(bus);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+  EXPECT_EQ(live_objects_named("GstGpusiftFilter"), filters_before);
 }
 
 TEST(GpusiftFilter, FiftyStateCyclesWithEosAndFlushLeakNothing) {

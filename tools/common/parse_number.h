@@ -32,4 +32,16 @@ inline bool parse_finite_float(const std::string& text, float* value) {
   return true;
 }
 
+inline bool parse_finite_double(const std::string& text, double* value) {
+  if (text.empty())
+    return false;
+  char* end = nullptr;
+  errno = 0;
+  const double parsed = std::strtod(text.c_str(), &end);
+  if (errno != 0 || *end != '\0' || !std::isfinite(parsed))
+    return false;
+  *value = parsed;
+  return true;
+}
+
 }  // namespace gpusift::tools

@@ -24,8 +24,8 @@ run "NV12 system memory, no descriptors" NV12 "$freeze $sift descriptor=none ! f
 run "GRAY8 system memory, float descriptors" GRAY8 "$freeze $sift ! fakesink"
 run "GRAY8 system memory, no descriptors" GRAY8 "$freeze $sift descriptor=none ! fakesink"
 run "NV12 CUDA memory (cudaupload every frame), float descriptors" NV12 \
-  "$freeze ! cudaupload $sift ! fakesink"
+  "$freeze ! cudaupload ! video/x-raw(memory:CUDAMemory) $sift ! fakesink"
 run "NV12 CUDA memory (uploaded once), float descriptors" NV12 \
-  "! cudaupload $freeze $sift ! fakesink"
+  "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! fakesink"
 run "NV12 CUDA memory (uploaded once), no descriptors" NV12 \
-  "! cudaupload $freeze $sift descriptor=none ! fakesink"
+  "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift descriptor=none ! fakesink"

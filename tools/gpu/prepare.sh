@@ -13,9 +13,11 @@ tools/fetch-test-images.sh
 ninja -C "$build"
 
 clip=tests/data/clip-h264.mp4
+# 4:2:0 so that NVDEC can decode it.
 [ -s "$clip" ] || gst-launch-1.0 -q filesrc location=tests/data/astronaut.pnm ! pnmdec ! \
   videoconvert ! videoscale ! video/x-raw,width=1280,height=720 ! imagefreeze num-buffers=60 ! \
-  videoconvert ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! filesink location="$clip"
+  videoconvert ! video/x-raw,format=I420 ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! \
+  filesink location="$clip"
 
 rm -rf .gpu && mkdir -p .gpu/bin .gpu/plugins
 mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -type f \

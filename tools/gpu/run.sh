@@ -23,11 +23,15 @@ for test in ${TESTS:-.gpu/bin/test_*}; do
   summary+=("$name rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]|^SKIP' "$out/logs/$name.log" | head -3 | tr '\n' ' ')")
 done
 
-one_frame='CudaFrames.PaddedHostRowsEqualPackedRows'
-for tool in ${SANITIZERS-memcheck racecheck}; do
-  compute-sanitizer --tool "$tool" --error-exitcode 9 .gpu/bin/test_cuda_frames \
-    --gtest_filter="$one_frame" >"$out/logs/sanitizer-$tool.log" 2>&1
-  summary+=("compute-sanitizer $tool rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/logs/sanitizer-$tool.log" | tr '\n' ' ')")
+# compute-sanitizer on a frame of each method (binary:filter).
+for target in "test_cuda_frames:CudaFrames.PaddedHostRowsEqualPackedRows" \
+              "test_cuda_surf:CudaSurf.PinnedAndPitched*"; do
+  for tool in ${SANITIZERS-memcheck racecheck}; do
+    log="$out/logs/sanitizer-$tool-${target%%:*}.log"
+    timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 ".gpu/bin/${target%%:*}" \
+      --gtest_filter="${target#*:}" >"$log" 2>&1
+    summary+=("compute-sanitizer $tool ${target%%:*} rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ')")
+  done
 done
 
 if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
@@ -38,10 +42,11 @@ echo "pipeline bench"
 bash tools/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
 summary+=("pipeline bench rc=$?")
 echo "main job"
-timeout 60 bash pipelines/gpu-decode.sh tests/data/clip-h264.mp4 "$out/gpu-decode.mp4" >"$out/gpu-decode.log" 2>&1
+timeout 60 bash pipelines/gpu-decode.sh tests/data/clip-h264.mp4 "$out/logs/gpu-decode.mp4" \
+  >"$out/logs/gpu-decode.log" 2>&1
 summary+=("pipelines/gpu-decode.sh rc=$?")
 timeout 120 .gpu/bin/gpusift-demo --image tests/data/astronaut.png --frames 90 \
-  --mp4 "$out/demo.mp4" --png "$out/demo.png" >"$out/demo.log" 2>&1
+  --mp4 "$out/logs/demo.mp4" --png "$out/demo.png" >"$out/demo.log" 2>&1
 summary+=("main job rc=$? $(tail -4 "$out/demo.log" | head -3 | tr '\n' ' ')")
 
 tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$out/logs"

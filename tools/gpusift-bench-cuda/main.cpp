@@ -1,5 +1,6 @@
 // gpusift-bench-cuda: the CUDA backend per frame size, from pinned host GRAY8 (upload included)
-// and from device memory, beside OpenCV's SIFT on the CPU in the same process.
+// and from device memory, beside OpenCV's SIFT on the CPU in the same process; then CUDA SURF
+// beside CUDA SIFT without upscaling.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "cuda_event_timer.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cuda_sift.h"
+#include "gpusift/cuda_surf.h"
 #include "gpusift/error.h"
 #include "machine_info.h"
 #include "median_timing.h"
@@ -81,11 +83,15 @@ struct Row {
   int opencv_keypoints;
 };
 
-Row measure(const cv::Mat& frame, bool upscale, const Options& options, double opencv_ms,
-            int opencv_keypoints, cudaStream_t stream) {
-  SiftParams params;
-  params.upscale = upscale;
-  CudaSiftExtractor extractor(params);
+struct Timing {
+  double pinned_ms, device_ms;
+  int keypoints;
+};
+
+// Median times of `extractor` on `frame` from pinned host memory and from device memory.
+template <typename Extractor>
+Timing time_extractor(Extractor& extractor, const cv::Mat& frame, const Options& options,
+                      cudaStream_t stream) {
   const size_t bytes = frame.total();
   void* pinned = nullptr;
   void* device = nullptr;
@@ -108,15 +114,32 @@ Row measure(const cv::Mat& frame, bool upscale, const Options& options, double o
                                frame.rows,
                                PixelFormat::kGray8,
                                MemoryKind::kDevice};
-  Row row{frame.size(), upscale, 0, 0, 0, opencv_ms, opencv_keypoints};
-  row.pinned_ms = timer.median_ms(stream, options.warm_up, options.frames,
-                                  [&] { extractor.extract(host_frame, stream, &features); });
-  row.device_ms = timer.median_ms(stream, options.warm_up, options.frames,
-                                  [&] { extractor.extract(device_frame, stream, &features); });
-  row.keypoints = static_cast<int>(features.keypoints.size());
+  Timing t{};
+  t.pinned_ms = timer.median_ms(stream, options.warm_up, options.frames,
+                                [&] { extractor.extract(host_frame, stream, &features); });
+  t.device_ms = timer.median_ms(stream, options.warm_up, options.frames,
+                                [&] { extractor.extract(device_frame, stream, &features); });
+  t.keypoints = static_cast<int>(features.keypoints.size());
   cudaFreeHost(pinned);
   cudaFree(device);
-  return row;
+  return t;
+}
+
+Row measure(const cv::Mat& frame, bool upscale, const Options& options, double opencv_ms,
+            int opencv_keypoints, cudaStream_t stream) {
+  SiftParams params;
+  params.upscale = upscale;
+  CudaSiftExtractor extractor(params);
+  const Timing t = time_extractor(extractor, frame, options, stream);
+  return Row{frame.size(), upscale,   t.pinned_ms,     t.device_ms,
+             t.keypoints,  opencv_ms, opencv_keypoints};
+}
+
+void print_surf_row(const Row& sift, const Timing& surf) {
+  std::printf("| %dx%d | %.3f | %d | %.3f | %.3f | %d | %.2f |\n", sift.size.width,
+              sift.size.height, sift.pinned_ms, sift.keypoints, surf.pinned_ms, surf.device_ms,
+              surf.keypoints, surf.pinned_ms / sift.pinned_ms);
+  std::fflush(stdout);
 }
 
 void print_row(const Row& r) {
@@ -146,6 +169,8 @@ int run(const Options& options) {
       "| size | upscale | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | "
       "cuda kp | OpenCV ms | OpenCV kp | OpenCV / cuda |\n|---|---|---|---|---|---|---|---|\n");
   const cv::Ptr<cv::SIFT> sift = cv::SIFT::create();
+  std::vector<cv::Mat> frames;
+  std::vector<Row> sift_native;  // upscale off, for the SURF table
   for (cv::Size size : options.sizes) {
     cv::Mat frame;
     cv::resize(source, frame, size, 0, 0,
@@ -155,13 +180,29 @@ int run(const Options& options) {
     const double opencv_ms = median_milliseconds(options.opencv_runs, [&] {
       sift->detectAndCompute(frame, cv::noArray(), keypoints, descriptors);
     });
-    for (bool upscale : {false, true})
-      print_row(measure(frame, upscale, options, opencv_ms, static_cast<int>(keypoints.size()),
-                        stream.get()));
+    for (bool upscale : {false, true}) {
+      const Row row = measure(frame, upscale, options, opencv_ms,
+                              static_cast<int>(keypoints.size()), stream.get());
+      print_row(row);
+      if (!upscale)
+        sift_native.push_back(row);
+    }
+    frames.push_back(frame);
   }
   std::printf(
       "\nOpenCV always doubles the image (upscale on); its time is repeated on the "
-      "upscale-off rows for reference.\n");
+      "upscale-off rows for reference.\n\n");
+
+  std::printf(
+      "| size | SIFT ms (upscale off, pinned) | SIFT kp | SURF ms (pinned) | "
+      "SURF ms (device input) | SURF kp | SURF / SIFT time |\n|---|---|---|---|---|---|---|\n");
+  for (size_t i = 0; i < frames.size(); ++i) {
+    CudaSurfExtractor surf{SurfParams{}};
+    print_surf_row(sift_native[i], time_extractor(surf, frames[i], options, stream.get()));
+  }
+  std::printf(
+      "\nSURF with CudaSurfExtractor's defaults (hessian_threshold 100, 4 octaves, 64 float "
+      "values); the ratio compares the pinned-input times.\n");
   return 0;
 }
 

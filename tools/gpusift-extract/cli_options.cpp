@@ -5,15 +5,20 @@
 #include <string>
 
 #include "gpusift/error.h"
+#include "gpusift/surf_params.h"
 #include "parse_number.h"
 
 namespace gpusift::tools {
 
 namespace {
 
+// Options of one method are refused with the other, whatever their order on the line.
+enum class Scope { kAnyMethod, kSiftOnly, kSurfOnly };
+
 struct ValueOption {
   const char* name;
   const char* expected;  // completes "expected ..." in the error message
+  Scope scope;
   bool (*apply)(const std::string& value, ExtractOptions* options);
 };
 
@@ -30,54 +35,79 @@ bool parse_path(const std::string& value, std::string* path) {
 }
 
 const ValueOption kValueOptions[] = {
-    {"--method", "sift", [](const std::string& v, ExtractOptions*) { return v == "sift"; }},
-    {"--backend", "cpu, cuda or auto",
+    {"--method", "sift or surf", Scope::kAnyMethod,
+     [](const std::string& v, ExtractOptions* o) { return parse_method(v, &o->config.method); }},
+    {"--backend", "cpu, cuda or auto", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_backend(v, &o->backend); }},
-    {"--upscale", "0 or 1",
-     [](const std::string& v, ExtractOptions* o) { return parse_flag(v, &o->params.upscale); }},
-    {"--nfeatures", "an integer >= 0",
+    {"--nfeatures", "an integer >= 0", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_int(v, 0, INT_MAX, &o->params.nfeatures);
+       return parse_int(v, 0, INT_MAX, &o->config.sift.nfeatures) &&
+              parse_int(v, 0, INT_MAX, &o->config.surf.nfeatures);
      }},
-    {"--descriptor", "float, uint8, rootsift or none",
+    {"--descriptor", "float, uint8, rootsift or none", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_descriptor_format(v, &o->params.descriptor);
+       return parse_descriptor_format(v, &o->config.sift.descriptor) &&
+              parse_descriptor_format(v, &o->config.surf.descriptor);
      }},
-    {"--n-octave-layers", "an integer in [1, 8]",
+    {"--n-octave-layers", "an integer in [1, 8]", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_int(v, 1, kMaxOctaveLayers, &o->params.n_octave_layers);
+       return parse_int(v, 1, kMaxOctaveLayers, &o->config.sift.n_octave_layers) &&
+              parse_int(v, 1, kSurfMaxOctaveLayers, &o->config.surf.n_octave_layers);
      }},
-    {"--contrast-threshold", "a number >= 0",
+    {"--max-keypoints", "an integer in [1, 4194304]", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_finite_float(v, &o->params.contrast_threshold) &&
-              o->params.contrast_threshold >= 0.f;
+       return parse_int(v, 1, 1 << 22, &o->config.sift.max_keypoints) &&
+              parse_int(v, 1, 1 << 22, &o->config.surf.max_keypoints);
      }},
-    {"--edge-threshold", "a number > 0",
+    {"--upscale", "0 or 1", Scope::kSiftOnly,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_finite_float(v, &o->params.edge_threshold) && o->params.edge_threshold > 0.f;
+       return parse_flag(v, &o->config.sift.upscale);
      }},
-    {"--sigma", "a number in [0.5, 4]",
+    {"--contrast-threshold", "a number >= 0", Scope::kSiftOnly,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_finite_float(v, &o->params.sigma) && o->params.sigma >= 0.5f &&
-              o->params.sigma <= 4.f;
+       float& threshold = o->config.sift.contrast_threshold;
+       return parse_finite_float(v, &threshold) && threshold >= 0.f;
      }},
-    {"--max-keypoints", "an integer in [1, 4194304]",
+    {"--edge-threshold", "a number > 0", Scope::kSiftOnly,
      [](const std::string& v, ExtractOptions* o) {
-       return parse_int(v, 1, 1 << 22, &o->params.max_keypoints);
+       float& threshold = o->config.sift.edge_threshold;
+       return parse_finite_float(v, &threshold) && threshold > 0.f;
      }},
-    {"--cuda-device", "an integer >= 0",
+    {"--sigma", "a number in [0.5, 4]", Scope::kSiftOnly,
+     [](const std::string& v, ExtractOptions* o) {
+       float& sigma = o->config.sift.sigma;
+       return parse_finite_float(v, &sigma) && sigma >= 0.5f && sigma <= 4.f;
+     }},
+    {"--hessian-threshold", "a number >= 0", Scope::kSurfOnly,
+     [](const std::string& v, ExtractOptions* o) {
+       double& threshold = o->config.surf.hessian_threshold;
+       return parse_finite_double(v, &threshold) && threshold >= 0;
+     }},
+    {"--n-octaves", "an integer in [1, 8]", Scope::kSurfOnly,
+     [](const std::string& v, ExtractOptions* o) {
+       return parse_int(v, 1, kSurfMaxOctaves, &o->config.surf.n_octaves);
+     }},
+    {"--extended", "0 or 1", Scope::kSurfOnly,
+     [](const std::string& v, ExtractOptions* o) {
+       return parse_flag(v, &o->config.surf.extended);
+     }},
+    {"--upright", "0 or 1", Scope::kSurfOnly,
+     [](const std::string& v, ExtractOptions* o) {
+       return parse_flag(v, &o->config.surf.upright);
+     }},
+    {"--cuda-device", "an integer >= 0", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
        return parse_int(v, 0, INT_MAX, &o->cuda_device);
      }},
-    {"--bench", "an integer in [1, 100000]",
+    {"--bench", "an integer in [1, 100000]", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
        return parse_int(v, 1, 100000, &o->bench_runs);
      }},
-    {"--draw", "an output image path",
+    {"--draw", "an output image path", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->draw_path); }},
-    {"-o", "an output CSV path",
+    {"-o", "an output CSV path", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->csv_path); }},
-    {"--output", "an output CSV path",
+    {"--output", "an output CSV path", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->csv_path); }},
 };
 
@@ -103,20 +133,28 @@ bool is_option_name(const std::string& arg) {
 const char* extract_usage() {
   return "usage: gpusift-extract [options] IMAGE -o OUT.csv\n"
          "       gpusift-extract --list-backends | --help\n"
-         "Detects SIFT features in IMAGE (read as grayscale) and writes one CSV row per keypoint:\n"
-         "x,y,size,angle,response,octave,d0,...,d127.\n"
+         "Detects SIFT or SURF features in IMAGE (read as grayscale) and writes one CSV row per\n"
+         "keypoint: x,y,size,angle,response,octave,d0,...,d127 for SIFT,\n"
+         "x,y,size,angle,response,octave,class_id,d0,...,d63 (d127 extended) for SURF.\n"
          "options:\n"
          "  -o, --output PATH         CSV to write (required)\n"
-         "  --method sift             feature type (only sift)\n"
+         "  --method sift|surf        feature type (default sift)\n"
          "  --backend cpu|cuda|auto   default auto: cuda when a device is present, else cpu\n"
-         "  --upscale 0|1             double the image first, as OpenCV does (default 1)\n"
          "  --nfeatures N             keep the N strongest keypoints (default 0: all)\n"
-         "  --descriptor float|uint8|rootsift|none   default float\n"
+         "  --descriptor float|uint8|rootsift|none   default float; SURF: float or none\n"
          "  --n-octave-layers N       default 3\n"
+         "  --max-keypoints N         keypoint capacity (default 65536)\n"
+         "SIFT only:\n"
+         "  --upscale 0|1             double the image first, as OpenCV does (default 1)\n"
          "  --contrast-threshold F    default 0.04\n"
          "  --edge-threshold F        default 10\n"
          "  --sigma F                 default 1.6\n"
-         "  --max-keypoints N         keypoint capacity (default 65536)\n"
+         "SURF only (OpenCV's cv::xfeatures2d::SURF conventions):\n"
+         "  --hessian-threshold F     default 100\n"
+         "  --n-octaves N             default 4, at most 8\n"
+         "  --extended 0|1            128-value descriptors instead of 64 (default 0)\n"
+         "  --upright 0|1             no orientation, every angle 270 (default 0)\n"
+         "other:\n"
          "  --cuda-device N           CUDA device index\n"
          "  --bench N                 time N extractions after 2 warm-ups, print the median\n"
          "  --draw OUT.png            also write the image with the keypoints drawn\n"
@@ -127,6 +165,8 @@ const char* extract_usage() {
 
 std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options) {
   bool options_ended = false;
+  const char* first_sift_only = nullptr;
+  const char* first_surf_only = nullptr;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (options_ended || !is_option(arg)) {
@@ -157,16 +197,27 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
       }
       if (!option->apply(value, options))
         return "bad value '" + value + "' for " + name + " (expected " + option->expected + ")";
+      if (option->scope == Scope::kSiftOnly && first_sift_only == nullptr)
+        first_sift_only = option->name;
+      if (option->scope == Scope::kSurfOnly && first_surf_only == nullptr)
+        first_surf_only = option->name;
     }
   }
   if (options->show_help || options->list_backends)
     return "";
+  const bool surf = options->config.method == Method::kSurf;
+  const char* misplaced = surf ? first_sift_only : first_surf_only;
+  if (misplaced != nullptr)
+    return std::string(misplaced) + " is only for --method " + (surf ? "sift" : "surf");
   if (options->image_path.empty())
     return "missing IMAGE argument (see --help)";
   if (options->csv_path.empty())
     return "missing -o OUT.csv";
   try {
-    validate(options->params);
+    if (surf)
+      validate(options->config.surf);
+    else
+      validate(options->config.sift);
   } catch (const Error& e) {
     return e.what();
   }

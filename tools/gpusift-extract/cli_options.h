@@ -4,7 +4,7 @@
 #include <string>
 
 #include "gpusift/extractor.h"
-#include "gpusift/sift_params.h"
+#include "gpusift/method.h"
 
 namespace gpusift::tools {
 
@@ -15,7 +15,7 @@ struct ExtractOptions {
   std::string csv_path;
   std::string draw_path;  // empty: no drawing
   Backend backend = Backend::kAuto;
-  SiftParams params;
+  FeatureConfig config;  // the library defaults; config.method picks sift or surf
   int cuda_device = -1;  // -1: the factory's choice
   int bench_runs = 0;    // 0: extract once, no timing
 };

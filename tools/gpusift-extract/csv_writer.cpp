@@ -23,17 +23,29 @@ int descriptor_columns(const Features& features) {
   return features.descriptor_format == DescriptorFormat::kNone ? 0 : features.descriptor_size;
 }
 
-void write_header(std::FILE* file, int columns) {
+// SIFT's class_id is always -1, so only SURF writes the column.
+struct CsvLayout {
+  bool with_class_id;
+  int descriptor_columns;
+};
+
+void write_header(std::FILE* file, const CsvLayout& layout) {
   std::fputs("x,y,size,angle,response,octave", file);
+  if (layout.with_class_id)
+    std::fputs(",class_id", file);
+  const int columns = layout.descriptor_columns;
   for (int d = 0; d < columns; ++d)
     std::fprintf(file, ",d%d", d);
   std::fputc('\n', file);
 }
 
-void write_row(std::FILE* file, const Features& features, size_t index, int columns) {
+void write_row(std::FILE* file, const Features& features, size_t index, const CsvLayout& layout) {
   const Keypoint& k = features.keypoints[index];
   std::fprintf(file, "%.9g,%.9g,%.9g,%.9g,%.9g,%d", k.x, k.y, k.size, k.angle, k.response,
                static_cast<int>(k.octave));
+  if (layout.with_class_id)
+    std::fprintf(file, ",%d", static_cast<int>(k.class_id));
+  const int columns = layout.descriptor_columns;
   const size_t row_start = index * static_cast<size_t>(columns);
   if (features.descriptor_format == DescriptorFormat::kUint8) {
     const uint8_t* row = features.byte_descriptors.data() + row_start;
@@ -49,17 +61,17 @@ void write_row(std::FILE* file, const Features& features, size_t index, int colu
 
 }  // namespace
 
-void write_features_csv(const std::string& path, const Features& features) {
-  const int columns = descriptor_columns(features);
-  if (columns > 0 &&
+void write_features_csv(const std::string& path, const Features& features, Method method) {
+  const CsvLayout layout{method == Method::kSurf, descriptor_columns(features)};
+  if (layout.descriptor_columns > 0 &&
       static_cast<size_t>(features.descriptor_row_count()) < features.keypoints.size())
     throw std::runtime_error("internal error: fewer descriptor rows than keypoints");
   FilePtr file(std::fopen(path.c_str(), "w"));
   if (!file)
     fail(path, errno);
-  write_header(file.get(), columns);
+  write_header(file.get(), layout);
   for (size_t i = 0; i < features.keypoints.size(); ++i)
-    write_row(file.get(), features, i, columns);
+    write_row(file.get(), features, i, layout);
   // Checking the close as well catches a full disk on the last buffered block.
   const bool write_failed = std::ferror(file.get()) != 0;
   const int write_errno = errno;

@@ -1,4 +1,5 @@
-// gpusift-extract: SIFT features of one image into a CSV. See extract_usage() for the options.
+// gpusift-extract: SIFT or SURF features of one image into a CSV. See extract_usage() for the
+// options.
 #include <unistd.h>
 
 #include <cstdio>
@@ -83,6 +84,10 @@ void check_drawing_path(const std::string& path) {
     throw std::runtime_error("cannot write " + path + ": no image encoder for its extension");
 }
 
+int max_keypoints(const FeatureConfig& config) {
+  return config.method == Method::kSurf ? config.surf.max_keypoints : config.sift.max_keypoints;
+}
+
 void warn_if_overflowed(const Features& features, int max_keypoints) {
   if (!features.overflowed)
     return;
@@ -97,7 +102,7 @@ int extract(const ExtractOptions& options) {
   if (!options.draw_path.empty())
     check_drawing_path(options.draw_path);
   const std::unique_ptr<Extractor> extractor =
-      create_extractor(options.backend, options.params, options.cuda_device);
+      create_extractor(options.backend, options.config, options.cuda_device);
   const cv::Mat gray = read_gray(options.image_path);
 
   Features features;
@@ -110,10 +115,10 @@ int extract(const ExtractOptions& options) {
   else
     extract_once();
 
-  write_features_csv(options.csv_path, features);
+  write_features_csv(options.csv_path, features, options.config.method);
   if (!options.draw_path.empty())
     write_keypoint_drawing(options.draw_path, gray, features);
-  warn_if_overflowed(features, options.params.max_keypoints);
+  warn_if_overflowed(features, max_keypoints(options.config));
 
   const char* backend = backend_name(extractor->backend());
   std::printf("%s: %zu keypoints (%s, %dx%d) -> %s\n", options.image_path.c_str(),

@@ -66,7 +66,8 @@ GPUSIFT_HD float surf_node(const IntegralImageView& sum, const SurfDescriptorWin
                            int j) {
   const float a = static_cast<float>(j - kSurfSamplesPerSide / 2);
   const float b = static_cast<float>(i - kSurfSamplesPerSide / 2);
-  // Pixel centres lie at integers, so a square centred on c starts at c - side / 2 + 0.5.
+  // Pixel centres lie at integers and pixel k covers [k, k + 1) in area_sum, so a square centred
+  // on c starts there at c - side / 2 + 0.5.
   const float start = 0.5f - 0.5f * w.side;
   float x0 = w.x + a * w.ux + b * w.vx + start;
   float y0 = w.y + a * w.uy + b * w.vy + start;
@@ -76,8 +77,9 @@ GPUSIFT_HD float surf_node(const IntegralImageView& sum, const SurfDescriptorWin
   return rintf(mean * kSurfNodeLevels) * (1.f / kSurfNodeLevels);
 }
 
-// Gaussian weight of sample (i, j), i, j in [0, 20): the product of two taps of sigma 3.3 as
-// OpenCV's getGaussianKernel, whose normalisation the unit length makes irrelevant.
+// Gaussian weight of sample (i, j), i, j in [0, 20): the product of two Gaussian taps of sigma
+// 3.3, unnormalised as the unit length makes that irrelevant. (OpenCV 4's getGaussianKernel, which
+// OpenCV's SURF uses, departs from the Gaussian at the two centre taps of even sizes.)
 GPUSIFT_HD float surf_descriptor_weight(int i, int j) {
   const float centre = 0.5f * (kSurfSamplesPerSide - 1);
   const float di = static_cast<float>(i) - centre, dj = static_cast<float>(j) - centre;

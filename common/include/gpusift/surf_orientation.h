@@ -20,7 +20,8 @@ inline constexpr float kSurfOrientationSigma = 2.5f;  // in units of s
 inline constexpr int kSurfOrientationWindow = 60;     // degrees
 inline constexpr int kSurfOrientationSearchStep = 5;  // degrees
 inline constexpr int kSurfOrientationWindows = 360 / kSurfOrientationSearchStep;
-// OpenCV's upright SURF reports 270: its descriptor frame for that angle is the image's own.
+// OpenCV's upright SURF reports 270 and describes every keypoint as an oriented one of that angle
+// (the window's columns pointing up the image).
 inline constexpr float kSurfUprightAngle = 270.f;
 
 // The unit of SURF's sampling for a keypoint: the scale of the Gaussian that the filter of this

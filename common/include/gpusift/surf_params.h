@@ -14,7 +14,8 @@ inline constexpr int kSurfMaxOctaveLayers = 8;
 
 struct SurfParams {
   // Minimum determinant of the box-filter Hessian, in OpenCV's units: each lobe is the mean of its
-  // box on 0..255 pixels and det = Dxx Dyy - (0.9 Dxy)^2.
+  // box on 0..255 pixels. det = Dxx Dyy - (0.54 Dxy)^2 (surf_hessian.h says why not OpenCV's 0.9),
+  // which equals OpenCV's determinant wherever Dxy vanishes, as at round blobs.
   double hessian_threshold = 100;
   int n_octaves = 4;
   // Detection layers per octave; the octave computes n_octave_layers + 2 filter sizes,

@@ -75,7 +75,10 @@ class ScopedCudaDevice {
 // A non-blocking stream owned by the caller's code, on the current device or context.
 class OwnedCudaStream {
  public:
-  OwnedCudaStream();
+  // kAfterLegacyDefaultStream waits for work on the legacy default stream, where GStreamer 1.22's
+  // CUDA elements (cudaupload, nvh264dec) write the frames they pass on.
+  enum class Ordering { kIndependent, kAfterLegacyDefaultStream };
+  explicit OwnedCudaStream(Ordering ordering = Ordering::kIndependent);
   explicit OwnedCudaStream(const ScopedCudaDevice& device);
   ~OwnedCudaStream();
   OwnedCudaStream(const OwnedCudaStream&) = delete;

@@ -1,6 +1,13 @@
 // The CUDA SURF backend: the SURF pipeline of common/ (surf_*.h) on an NVIDIA GPU, with the
 // same contract as CudaSiftExtractor: buffers kept across frames of one size, no device
 // selection, no default stream, no device-wide synchronisation; one call at a time per instance.
+//
+// Output as CpuSurfExtractor's: the canonical keypoint order (keypoint_canonical_less) without
+// duplicates, nfeatures and max_keypoints keeping the strongest (ties to the canonically first),
+// bit-identical from run to run. The kernels round as the CPU does (no FMA contraction), so the
+// keypoint sets agree; angles and descriptors differ only where the device's atan2f, sinf and
+// cosf differ from the host's in the last bits (an angle by an ulp, rarely a sample moved to the
+// neighbouring degree bin).
 #pragma once
 
 #include <memory>

@@ -1,0 +1,75 @@
+// Descriptors, one warp per keypoint: the lanes share the 21 x 21 nodes, then each of 16 lanes
+// sums one cell's 5 x 5 responses in the CPU's order, so every value is the CPU's float sum.
+#include "cuda_check.h"
+#include "surf_kernels.h"
+
+namespace gpusift::cuda {
+
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+constexpr int kSamples = kSurfSamplesPerSide * kSurfSamplesPerSide;
+
+__global__ void describe_kernel(IntegralImageView sum, const Keypoint* keypoints, int count,
+                                bool extended, SurfDescriptorWeights weights, float* descriptors) {
+  __shared__ float shared_weights[kSamples];
+  __shared__ float nodes[kWarpsPerBlock][kSurfNodeCount];
+  __shared__ float values[kWarpsPerBlock][kSurfExtendedDescriptorSize];
+  for (int s = threadIdx.x; s < kSamples; s += blockDim.x)
+    shared_weights[s] = weights.values[s];
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k = blockIdx.x * kWarpsPerBlock + warp;
+  if (k >= count)
+    return;
+  const SurfDescriptorWindow window = surf_descriptor_window(keypoints[k], sum.width, sum.height);
+  for (int n = lane; n < kSurfNodeCount; n += 32)
+    nodes[warp][n] = surf_node(sum, window, n / kSurfNodesPerSide, n % kSurfNodesPerSide);
+  const int cell_values = surf_cell_values(extended);
+  const int length = kSurfCellCount * cell_values;
+  float* descriptor = values[warp];
+  for (int v = lane; v < length; v += 32)
+    descriptor[v] = 0.f;
+  __syncwarp();
+  if (lane < kSurfCellCount) {
+    const int top = lane / kSurfCellsPerSide * kSurfSamplesPerCell;
+    const int left = lane % kSurfCellsPerSide * kSurfSamplesPerCell;
+    for (int i = top; i < top + kSurfSamplesPerCell; ++i) {
+      for (int j = left; j < left + kSurfSamplesPerCell; ++j)
+        add_surf_response(
+            surf_response(nodes[warp], i, j, shared_weights[i * kSurfSamplesPerSide + j]), extended,
+            descriptor + lane * cell_values);
+    }
+  }
+  __syncwarp();
+  if (lane == 0)
+    normalize_surf_descriptor(descriptor, length);
+  __syncwarp();
+  float* out = descriptors + static_cast<size_t>(k) * length;
+  for (int v = lane; v < length; v += 32)
+    out[v] = descriptor[v];
+}
+
+}  // namespace
+
+SurfDescriptorWeights surf_descriptor_weights() {
+  SurfDescriptorWeights w;
+  for (int i = 0; i < kSurfSamplesPerSide; ++i) {
+    for (int j = 0; j < kSurfSamplesPerSide; ++j)
+      w.values[i * kSurfSamplesPerSide + j] = surf_descriptor_weight(i, j);
+  }
+  return w;
+}
+
+void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, int count,
+                   bool extended, const SurfDescriptorWeights& weights, float* descriptors,
+                   cudaStream_t stream) {
+  if (count == 0)
+    return;
+  const int blocks = (count + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  describe_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(sum, keypoints, count, extended,
+                                                              weights, descriptors);
+  check_launch("describe_kernel");
+}
+
+}  // namespace gpusift::cuda

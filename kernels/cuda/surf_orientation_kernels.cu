@@ -1,0 +1,126 @@
+// Orientation of each candidate, one warp per candidate. The lanes share the samples, but every
+// float sum is taken in the CPU's order (samples in candidate order per degree, degrees in
+// window order), so the angle is the CPU's and the same on every run.
+#include "cuda_check.h"
+#include "surf_kernels.h"
+
+namespace gpusift::cuda {
+
+namespace {
+
+constexpr int kWarpsPerBlock = 4;
+constexpr unsigned kFullWarp = 0xffffffffu;
+
+struct WarpWork {
+  SurfDegreeBins bins;
+  SurfOrientationSample samples[kSurfOrientationCandidates];  // degree -1: no sample
+};
+
+// (x, y) as 64 bits whose unsigned order is the canonical order's (x, then y); -0 counts as +0.
+__device__ uint64_t position_key(float x, float y) {
+  const auto ordered = [](float v) {
+    const uint32_t bits = __float_as_uint(v + 0.f);
+    return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+  };
+  return (static_cast<uint64_t>(ordered(x)) << 32) | ordered(y);
+}
+
+// Returns false, as the CPU, when no sample lies inside the frame.
+__device__ bool orient(const IntegralImageView& sum, const SurfOrientationWindow& window,
+                       const float* weights, WarpWork& work, int lane, float* angle) {
+  for (int d = lane; d < kSurfOrientationDegrees; d += 32)
+    work.bins.x[d] = work.bins.y[d] = 0.f;
+  bool any = false;
+  for (int c = lane; c < kSurfOrientationCandidates; c += 32) {
+    SurfOrientationSample s;
+    if (surf_orientation_sample(sum, window, c, weights[c], &s))
+      any = true;
+    else
+      s.degree = -1;
+    work.samples[c] = s;
+  }
+  if (!__any_sync(kFullWarp, any))
+    return false;
+  __syncwarp();
+  // Lane l owns the degrees l, l + 32, ...: it adds their samples in candidate order.
+  for (int c = 0; c < kSurfOrientationCandidates; ++c) {
+    const SurfOrientationSample s = work.samples[c];
+    if (s.degree >= 0 && s.degree % 32 == lane)
+      add_to_degree_bins(s, &work.bins);
+  }
+  __syncwarp();
+  // dominant_orientation's choice: the first window of the largest magnitude, if above 0.
+  float best_magnitude = 0.f;
+  int best = -1;
+  for (int w = lane; w < kSurfOrientationWindows; w += 32) {
+    const float magnitude = orientation_window_sum(work.bins, w).magnitude_squared();
+    if (magnitude > best_magnitude) {
+      best_magnitude = magnitude;
+      best = w;
+    }
+  }
+  for (int offset = 16; offset > 0; offset /= 2) {
+    const float other_magnitude = __shfl_down_sync(kFullWarp, best_magnitude, offset);
+    const int other = __shfl_down_sync(kFullWarp, best, offset);
+    if (other >= 0 && (best < 0 || other_magnitude > best_magnitude ||
+                       (other_magnitude == best_magnitude && other < best))) {
+      best_magnitude = other_magnitude;
+      best = other;
+    }
+  }
+  if (lane == 0)
+    *angle = keypoint_angle_of(best >= 0 ? orientation_window_sum(work.bins, best)
+                                         : SurfWindowSum{0.f, 0.f});
+  return true;
+}
+
+__global__ void orient_kernel(IntegralImageView sum, const SurfCandidate* candidates, int n,
+                              bool upright, SurfOrientationWeights weights, Keypoint* keypoints,
+                              uint64_t* keys, uint32_t* indices) {
+  __shared__ float shared_weights[kSurfOrientationCandidates];
+  __shared__ WarpWork work[kWarpsPerBlock];
+  for (int c = threadIdx.x; c < kSurfOrientationCandidates; c += blockDim.x)
+    shared_weights[c] = weights.values[c];
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int i = blockIdx.x * kWarpsPerBlock + warp;
+  if (i >= n)
+    return;
+  Keypoint k = candidates[i].keypoint;
+  bool kept = true;
+  if (upright) {
+    k.angle = kSurfUprightAngle;
+  } else {
+    SurfOrientationWindow window;
+    surf_orientation_window(k, sum.width, sum.height, &window);  // true: detection checked it
+    kept = orient(sum, window, shared_weights, work[warp], lane, &k.angle);
+  }
+  if (lane != 0)
+    return;
+  keypoints[i] = k;
+  keys[i] = kept ? position_key(k.x, k.y) : kSurfDroppedKey;
+  indices[i] = i;
+}
+
+}  // namespace
+
+SurfOrientationWeights surf_orientation_weights() {
+  SurfOrientationWeights w;
+  for (int c = 0; c < kSurfOrientationCandidates; ++c)
+    w.values[c] = surf_orientation_weight(c);
+  return w;
+}
+
+void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates, int n,
+                            bool upright, const SurfOrientationWeights& weights,
+                            Keypoint* keypoints, uint64_t* keys, uint32_t* indices,
+                            cudaStream_t stream) {
+  if (n == 0)
+    return;
+  const int blocks = (n + kWarpsPerBlock - 1) / kWarpsPerBlock;
+  orient_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(sum, candidates, n, upright, weights,
+                                                            keypoints, keys, indices);
+  check_launch("orient_kernel");
+}
+
+}  // namespace gpusift::cuda
