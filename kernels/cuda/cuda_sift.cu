@@ -8,6 +8,7 @@
 #include "cuda_check.h"
 #include "device_memory.h"
 #include "feature_kernels.h"
+#include "frame_staging.h"
 #include "gpusift/cuda_sift.h"
 #include "gpusift/extractor.h"
 #include "gpusift/frame_check.h"
@@ -61,8 +62,7 @@ struct CudaSiftExtractor::State {
   DeviceBuffer<float> frame_float, base, scratch, pyramid;
   std::vector<DeviceImage> gaussian_levels_, dog_levels_;  // [octave * levels + level]
   cuda::OctaveTable table{};
-  DeviceBuffer<uint8_t> device_input;
-  PinnedBuffer<uint8_t> pinned_input;
+  cuda::FrameStaging staging;
 
   // Per parameters (capacity).
   DeviceBuffer<cuda::Candidate> candidates;
@@ -102,7 +102,6 @@ struct CudaSiftExtractor::State {
   void reserve_results(int count);
   void layout_for(int frame_width, int frame_height);
   void release_layout();
-  const void* stage_input(const FrameView& frame, cudaStream_t stream);
   void convert_input(const FrameView& frame, cudaStream_t stream);
   void enqueue_scale_space(cudaStream_t stream);
   void run_scale_space(cudaStream_t stream);
@@ -193,44 +192,10 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   height = frame_height;
 }
 
-const void* CudaSiftExtractor::State::stage_input(const FrameView& frame, cudaStream_t stream) {
-  cudaPointerAttributes attributes{};
-  check(cudaPointerGetAttributes(&attributes, frame.data), "cudaPointerGetAttributes");
-  const size_t row_bytes = static_cast<size_t>(frame.width) * bytes_per_pixel(frame.format);
-  if (frame.memory == MemoryKind::kDevice) {
-    if (attributes.type != cudaMemoryTypeDevice && attributes.type != cudaMemoryTypeManaged)
-      throw Error(ErrorCode::kInvalidArgument, "frame marked as device memory is not");
-    if (attributes.device != device)
-      throw Error(ErrorCode::kInvalidArgument, "frame is on CUDA device " +
-                                                   std::to_string(attributes.device) +
-                                                   ", the extractor on " + std::to_string(device));
-    return frame.data;
-  }
-  device_input.reserve(row_bytes * frame.height);
-  const void* source = frame.data;
-  size_t source_pitch = frame.pitch_bytes;
-  if (attributes.type != cudaMemoryTypeHost) {
-    // Pageable memory: an asynchronous copy from it would block, so stage it through pinned.
-    pinned_input.reserve(row_bytes * frame.height);
-    for (int y = 0; y < frame.height; ++y)
-      std::memcpy(pinned_input.get() + y * row_bytes,
-                  static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes, row_bytes);
-    source = pinned_input.get();
-    source_pitch = row_bytes;
-  }
-  check(cudaMemcpy2DAsync(device_input.get(), row_bytes, source, source_pitch, row_bytes,
-                          frame.height, cudaMemcpyHostToDevice, stream),
-        "cudaMemcpy2DAsync (frame upload)");
-  return device_input.get();
-}
-
 void CudaSiftExtractor::State::convert_input(const FrameView& frame, cudaStream_t stream) {
-  const void* pixels = stage_input(frame, stream);
-  const size_t pitch = frame.memory == MemoryKind::kDevice
-                           ? frame.pitch_bytes
-                           : static_cast<size_t>(frame.width) * bytes_per_pixel(frame.format);
+  const cuda::StagedFrame staged = staging.stage(frame, device, stream);
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
-  cuda::convert_to_float(pixels, pitch, frame.format, input, stream);
+  cuda::convert_to_float(staged.data, staged.pitch_bytes, frame.format, input, stream);
 }
 
 // Everything from the float frame to the candidate list; its arguments depend only on the
@@ -431,7 +396,7 @@ int CudaSiftExtractor::device_id() const {
 size_t CudaSiftExtractor::reserved_device_bytes() const {
   const State& s = *state_;
   return s.frame_float.bytes() + s.base.bytes() + s.scratch.bytes() + s.pyramid.bytes() +
-         s.device_input.bytes() + s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() +
+         s.staging.device_bytes() + s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() +
          s.indices.bytes() + s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
          s.peak_offsets.bytes() + s.angles.bytes() + s.keypoints.bytes() + s.selected.bytes() +
          s.responses.bytes() + s.responses_sorted.bytes() + s.order.bytes() +

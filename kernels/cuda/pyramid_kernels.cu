@@ -19,29 +19,13 @@ __device__ float* row_of(const DeviceImage& image, int y) {
   return image.data + static_cast<ptrdiff_t>(y) * image.stride;
 }
 
-__device__ float gray_of(const uint8_t* px, PixelFormat format) {
-  switch (format) {
-    case PixelFormat::kGray8:
-      return px[0];
-    case PixelFormat::kRgb8:
-    case PixelFormat::kRgba8:
-    case PixelFormat::kRgbx8:
-      return rgb_to_gray8(px[0], px[1], px[2]);
-    case PixelFormat::kBgr8:
-    case PixelFormat::kBgra8:
-    case PixelFormat::kBgrx8:
-      return rgb_to_gray8(px[2], px[1], px[0]);
-  }
-  return 0.f;
-}
-
 __global__ void convert_kernel(const uint8_t* frame, size_t pitch, PixelFormat format, int bpp,
                                DeviceImage dst) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= dst.width || y >= dst.height)
     return;
-  row_of(dst, y)[x] = gray_of(frame + y * pitch + static_cast<size_t>(x) * bpp, format);
+  row_of(dst, y)[x] = gray8_of_pixel(frame + y * pitch + static_cast<size_t>(x) * bpp, format);
 }
 
 __global__ void upscale_kernel(DeviceImage src, DeviceImage dst) {

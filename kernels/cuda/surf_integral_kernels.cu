@@ -19,20 +19,7 @@ constexpr int kStripWidth = 32;     // columns per block
 constexpr int kStripSegments = 32;  // row segments per column, one per thread
 
 __device__ uint32_t gray8_at(const uint8_t* row, int x, PixelFormat format, int bpp) {
-  const uint8_t* px = row + static_cast<size_t>(x) * bpp;
-  switch (format) {
-    case PixelFormat::kGray8:
-      return px[0];
-    case PixelFormat::kRgb8:
-    case PixelFormat::kRgba8:
-    case PixelFormat::kRgbx8:
-      return rgb_to_gray8(px[0], px[1], px[2]);
-    case PixelFormat::kBgr8:
-    case PixelFormat::kBgra8:
-    case PixelFormat::kBgrx8:
-      return rgb_to_gray8(px[2], px[1], px[0]);
-  }
-  return 0;
+  return gray8_of_pixel(row + static_cast<size_t>(x) * bpp, format);
 }
 
 // Row y of the frame becomes row y + 1 of the table: column 0 is zero, column x + 1 the sum of

@@ -14,24 +14,11 @@ namespace {
 // compared field, so that the order is total and the same on every run.
 __device__ bool canonical_before(const Keypoint& a, uint64_t a_location, const Keypoint& b,
                                  uint64_t b_location) {
-  if (a.x != b.x)
-    return a.x < b.x;
-  if (a.y != b.y)
-    return a.y < b.y;
-  if (a.size != b.size)
-    return a.size > b.size;
-  if (a.angle != b.angle)
-    return a.angle < b.angle;
-  if (a.response != b.response)
-    return a.response > b.response;
-  if (a.octave != b.octave)
-    return a.octave > b.octave;
+  if (keypoint_canonical_less(a, b))
+    return true;
+  if (keypoint_canonical_less(b, a))
+    return false;
   return a_location < b_location;
-}
-
-// keypoint_same_feature.
-__device__ bool same_feature(const Keypoint& a, const Keypoint& b) {
-  return a.x == b.x && a.y == b.y && a.size == b.size && a.angle == b.angle;
 }
 
 __global__ void place_kernel(const Keypoint* keypoints, const SurfCandidate* candidates,
@@ -61,7 +48,7 @@ __global__ void place_kernel(const Keypoint* keypoints, const SurfCandidate* can
     const Keypoint other = keypoints[order[j]];
     if (canonical_before(other, candidates[order[j]].location, k, location)) {
       ++rank;
-      duplicate = duplicate || same_feature(other, k);
+      duplicate = duplicate || keypoint_same_feature(other, k);
     }
   }
   placed[rank] = k;

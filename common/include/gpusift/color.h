@@ -4,12 +4,30 @@
 
 #include <cstdint>
 
+#include "gpusift/frame.h"
 #include "gpusift/hostdevice.h"
 
 namespace gpusift {
 
 GPUSIFT_HD uint8_t rgb_to_gray8(uint32_t r, uint32_t g, uint32_t b) {
   return static_cast<uint8_t>((r * 9798u + g * 19235u + b * 3735u + (1u << 14)) >> 15);
+}
+
+// The gray value of one pixel of `format` (3 or 4 bytes for the RGB family, 1 for gray).
+GPUSIFT_HD uint8_t gray8_of_pixel(const uint8_t* px, PixelFormat format) {
+  switch (format) {
+    case PixelFormat::kGray8:
+      return px[0];
+    case PixelFormat::kRgb8:
+    case PixelFormat::kRgba8:
+    case PixelFormat::kRgbx8:
+      return rgb_to_gray8(px[0], px[1], px[2]);
+    case PixelFormat::kBgr8:
+    case PixelFormat::kBgra8:
+    case PixelFormat::kBgrx8:
+      return rgb_to_gray8(px[2], px[1], px[0]);
+  }
+  return 0;
 }
 
 }  // namespace gpusift

@@ -36,7 +36,7 @@ GPUSIFT_HD UnpackedOctave unpack_octave(int32_t packed) {
 
 // OpenCV's KeyPoint_LessThan order (x, y, size descending, angle, response descending, octave
 // descending): a total order so that sorted output is deterministic.
-inline bool keypoint_canonical_less(const Keypoint& a, const Keypoint& b) {
+GPUSIFT_HD bool keypoint_canonical_less(const Keypoint& a, const Keypoint& b) {
   if (a.x != b.x)
     return a.x < b.x;
   if (a.y != b.y)
@@ -50,7 +50,7 @@ inline bool keypoint_canonical_less(const Keypoint& a, const Keypoint& b) {
   return a.octave > b.octave;
 }
 
-inline bool keypoint_same_feature(const Keypoint& a, const Keypoint& b) {
+GPUSIFT_HD bool keypoint_same_feature(const Keypoint& a, const Keypoint& b) {
   return a.x == b.x && a.y == b.y && a.size == b.size && a.angle == b.angle;
 }
 
