@@ -477,15 +477,7 @@ void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int widt
     // The application may have raised the OpenMP thread count since the last frame.
     s.reserve_threads(omp_get_max_threads());
     s.build_and_detect(gray, pitch_bytes);
-    sort_and_deduplicate(&s.keypoints);
-    if (s.params.nfeatures > 0)
-      retain_strongest(&s.keypoints, s.params.nfeatures);
-    out->detected_count = static_cast<int>(s.keypoints.size());
-    if (s.keypoints.size() > static_cast<size_t>(s.params.max_keypoints)) {
-      retain_strongest(&s.keypoints, s.params.max_keypoints);
-      out->overflowed = true;
-    }
-    out->keypoints.assign(s.keypoints.begin(), s.keypoints.end());
+    select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
     s.describe(out);
   } catch (const std::bad_alloc&) {
     s.frame_width = s.frame_height = 0;

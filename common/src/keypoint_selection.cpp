@@ -23,4 +23,17 @@ void retain_strongest(std::vector<Keypoint>* keypoints, size_t count) {
   std::sort(keypoints->begin(), keypoints->end(), keypoint_canonical_less);
 }
 
+void select_detections(std::vector<Keypoint>* detections, int nfeatures, int max_keypoints,
+                       Features* out) {
+  sort_and_deduplicate(detections);
+  if (nfeatures > 0)
+    retain_strongest(detections, nfeatures);
+  out->detected_count = static_cast<int>(detections->size());
+  if (detections->size() > static_cast<size_t>(max_keypoints)) {
+    retain_strongest(detections, max_keypoints);
+    out->overflowed = true;
+  }
+  out->keypoints.assign(detections->begin(), detections->end());
+}
+
 }  // namespace gpusift

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "gpusift/features.h"
 #include "gpusift/keypoint.h"
 
 namespace gpusift {
@@ -15,5 +16,11 @@ void sort_and_deduplicate(std::vector<Keypoint>* keypoints);
 // Keeps the `count` keypoints of largest response (ties broken by the canonical order) and
 // leaves them in the canonical order. Does nothing when there are no more than `count`.
 void retain_strongest(std::vector<Keypoint>* keypoints, size_t count);
+
+// The CPU backends' common finish: canonical order without duplicates, the nfeatures strongest
+// (0: all), then at most max_keypoints with the overflow reported; fills out's keypoints,
+// detected_count and overflowed.
+void select_detections(std::vector<Keypoint>* detections, int nfeatures, int max_keypoints,
+                       Features* out);
 
 }  // namespace gpusift
