@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "cuda_check.h"
+#include "cuda_event.h"
 #include "device_memory.h"
 #include "frame_staging.h"
 #include "gpusift/extractor.h"
@@ -24,6 +26,11 @@ namespace {
 constexpr int kStrideAlignment = 32;  // elements: rows start on 128-byte boundaries
 constexpr int kCapacityStep = 65536;  // candidates; the lists grow in these steps
 constexpr int kResultRowStep = 4096;
+// Descriptors are computed and copied to the host in up to this many parts, so that the host's
+// copy of one part into the caller's vector overlaps the GPU's work on the next ones: at 1080p
+// that copy takes longer than computing the descriptors.
+constexpr int kDescriptorParts = 4;
+constexpr int kMinDescriptorPartRows = 1024;
 
 int aligned_stride(int width) {
   return (width + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
@@ -47,6 +54,7 @@ struct CudaSurfExtractor::State {
   DeviceBuffer<uint32_t> integral;
   DeviceBuffer<float> determinants;
   cuda::SurfLayerTable layers{};
+  cuda::SurfPlan plan{};
   cuda::FrameStaging staging;
 
   // Per candidate capacity, grown when a frame has more candidates. lists_ready is false while
@@ -66,6 +74,7 @@ struct CudaSurfExtractor::State {
   DeviceBuffer<float> descriptors;
   PinnedBuffer<Keypoint> host_keypoints;
   PinnedBuffer<float> host_descriptors;
+  cuda::OwnedEvent descriptor_part_copied[kDescriptorParts];
 
   const Keypoint* result_keypoints = nullptr;
   int result_count = 0;
@@ -81,8 +90,45 @@ struct CudaSurfExtractor::State {
   int collect_count(const int* device_value, cudaStream_t stream);
   int detect(cudaStream_t stream);
   int order_and_deduplicate(int n, cudaStream_t stream);
+  void describe_to_host(const Keypoint* kept, int total, cudaStream_t stream, Features* out);
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
+
+// Keypoints and descriptors of `kept` into `out`, the descriptors part by part.
+void CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int total,
+                                                cudaStream_t stream, Features* out) {
+  const int length = surf_descriptor_size(params);
+  reserve_results(total, length);
+  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * total,
+                        cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (keypoints)");
+  const int part_rows =
+      std::max(kMinDescriptorPartRows, (total + kDescriptorParts - 1) / kDescriptorParts);
+  const int parts = length > 0 ? (total + part_rows - 1) / part_rows : 0;
+  for (int p = 0; p < parts; ++p) {
+    const int first = p * part_rows, rows = std::min(part_rows, total - first);
+    const size_t offset = static_cast<size_t>(first) * length;
+    cuda::describe_surf(integral_view(), kept + first, rows, params.extended, descriptor_weights,
+                        descriptors.get() + offset, stream);
+    check(cudaMemcpyAsync(host_descriptors.get() + offset, descriptors.get() + offset,
+                          sizeof(float) * rows * length, cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (descriptors)");
+    descriptor_part_copied[p].record(stream);
+  }
+  // Appended part by part: resize() would first spend as long filling the vector with zeros.
+  std::vector<float>& values = out->float_descriptors;
+  values.reserve(static_cast<size_t>(total) * length);
+  for (int p = 0; p < parts; ++p) {
+    const int first = p * part_rows, rows = std::min(part_rows, total - first);
+    const float* part = host_descriptors.get() + static_cast<size_t>(first) * length;
+    descriptor_part_copied[p].wait();
+    values.insert(values.end(), part, part + static_cast<size_t>(rows) * length);
+  }
+  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
+  out->descriptor_format = params.descriptor;
+  out->descriptor_size = length;
+}
 
 void CudaSurfExtractor::State::allocate_lists(int needed) {
   const int wanted = std::max(capacity, round_up(needed, kCapacityStep));
@@ -151,6 +197,7 @@ void CudaSurfExtractor::State::layout_for(int frame_width, int frame_height) {
     cursor += table.plane[o] * table.layers;
   }
   layers = table;
+  plan = cuda::plan_surf_layers(frame_width, frame_height, table.octaves, table.layers);
   width = frame_width;
   height = frame_height;
 }
@@ -168,9 +215,9 @@ int CudaSurfExtractor::State::collect_count(const int* device_value, cudaStream_
 int CudaSurfExtractor::State::detect(cudaStream_t stream) {
   for (;;) {
     check(cudaMemsetAsync(counters.get(), 0, sizeof(int), stream), "cudaMemsetAsync");
-    cuda::detect_surf_maxima(integral_view(), layers, static_cast<float>(params.hessian_threshold),
-                             cuda::SurfCandidateList{candidates.get(), counters.get(), capacity},
-                             stream);
+    cuda::detect_surf_maxima(
+        integral_view(), layers, plan, static_cast<float>(params.hessian_threshold),
+        cuda::SurfCandidateList{candidates.get(), counters.get(), capacity}, stream);
     const int found = collect_count(counters.get(), stream);
     if (found <= capacity)
       return found;
@@ -201,7 +248,7 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
   const cuda::StagedFrame staged = staging.stage(frame, device, stream);
   cuda::integral_image(staged.data, staged.pitch_bytes, frame.format, width, height, integral.get(),
                        integral_stride, stream);
-  cuda::hessian_layers(integral_view(), layers, stream);
+  cuda::hessian_layers(integral_view(), layers, plan, stream);
   const int found = detect(stream);
   int total = found > 0 ? order_and_deduplicate(found, stream) : 0;
 
@@ -226,28 +273,9 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
     out->overflowed = true;
   }
 
-  const int length = surf_descriptor_size(params);
-  reserve_results(total, length);
-  if (length > 0)
-    cuda::describe_surf(integral_view(), current, total, params.extended, descriptor_weights,
-                        descriptors.get(), stream);
-  check(cudaMemcpyAsync(host_keypoints.get(), current, sizeof(Keypoint) * total,
-                        cudaMemcpyDeviceToHost, stream),
-        "cudaMemcpyAsync (keypoints)");
-  const size_t values = static_cast<size_t>(total) * length;
-  if (values > 0)
-    check(cudaMemcpyAsync(host_descriptors.get(), descriptors.get(), sizeof(float) * values,
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (descriptors)");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  describe_to_host(current, total, stream, out);
   result_keypoints = current;
   result_count = total;
-
-  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
-  out->descriptor_format = params.descriptor;
-  out->descriptor_size = length;
-  if (values > 0)
-    out->float_descriptors.assign(host_descriptors.get(), host_descriptors.get() + values);
 }
 
 CudaSurfExtractor::CudaSurfExtractor(const SurfParams& params, int device_id) : state_(new State) {

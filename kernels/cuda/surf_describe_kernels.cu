@@ -23,8 +23,14 @@ __global__ void describe_kernel(IntegralImageView sum, const Keypoint* keypoints
   if (k >= count)
     return;
   const SurfDescriptorWindow window = surf_descriptor_window(keypoints[k], sum.width, sum.height);
-  for (int n = lane; n < kSurfNodeCount; n += 32)
-    nodes[warp][n] = surf_node(sum, window, n / kSurfNodesPerSide, n % kSurfNodesPerSide);
+  // Consecutive lanes take nodes along the window axis nearer the image's rows, so that a warp's
+  // reads fall on few cache lines.
+  const bool along_columns = fabsf(window.ux) >= fabsf(window.uy);
+  for (int n = lane; n < kSurfNodeCount; n += 32) {
+    const int major = n / kSurfNodesPerSide, minor = n % kSurfNodesPerSide;
+    const int i = along_columns ? major : minor, j = along_columns ? minor : major;
+    nodes[warp][i * kSurfNodesPerSide + j] = surf_node(sum, window, i, j);
+  }
   const int cell_values = surf_cell_values(extended);
   const int length = kSurfCellCount * cell_values;
   float* descriptor = values[warp];

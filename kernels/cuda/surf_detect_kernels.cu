@@ -1,63 +1,39 @@
-// Determinant layers and their 3x3x3 maxima. Each launch covers every octave and layer at once:
-// its blocks enumerate (octave, layer) entries, then tiles of the entry's rectangle.
+// Determinant layers and their 3x3x3 maxima. One thread takes one sample position of an octave
+// through every layer (all layers of an octave share its sample grid), so the layer geometry,
+// worked out once per frame size in SurfPlan, is read from the kernel's parameters. Where the
+// integral image entries that a block's filters read fit in shared memory, the block copies
+// them there first: each entry is then read once from global memory instead of about 16 times.
+// Integral images are indexed with 32 bits (surf_integral.h), which the frame limit allows.
+#include <algorithm>
+
 #include "cuda_check.h"
-#include "gpusift/surf_extrema.h"
-#include "gpusift/surf_hessian.h"
 #include "surf_kernels.h"
 
 namespace gpusift::cuda {
 
 namespace {
 
-constexpr int kTileWidth = 32;
-constexpr int kTileHeight = 8;
-constexpr int kMaxEntries = kSurfMaxOctaves * kSurfMaxLayers;
+static_assert(static_cast<long long>(kMaxFrameSide + 1) * (kMaxFrameSide + 64) < (1LL << 31),
+              "integral image indices must fit in 32 bits");
 
-struct Rectangle {
-  int row_begin, row_end, col_begin, col_end;
-};
+// Shared memory a block may use for its tile: 5 blocks of 256 threads still fit on an SM.
+constexpr size_t kTileBudgetBytes = 44 * 1024;
 
-struct LayerTiles {
-  int count;
-  int first_block[kMaxEntries + 1];
-  int octave[kMaxEntries];
-  int layer[kMaxEntries];
-  int row_begin[kMaxEntries];
-  int col_begin[kMaxEntries];
-  int tiles_x[kMaxEntries];
-
-  // Adds the rectangle when it is not empty; returns the blocks so far.
-  int add(int o, int l, const Rectangle& r) {
-    const int width = r.col_end - r.col_begin, height = r.row_end - r.row_begin;
-    if (width <= 0 || height <= 0)
-      return first_block[count];
-    octave[count] = o;
-    layer[count] = l;
-    row_begin[count] = r.row_begin;
-    col_begin[count] = r.col_begin;
-    tiles_x[count] = (width + kTileWidth - 1) / kTileWidth;
-    const int tiles_y = (height + kTileHeight - 1) / kTileHeight;
-    first_block[count + 1] = first_block[count] + tiles_x[count] * tiles_y;
-    ++count;
-    return first_block[count];
-  }
-};
-
-struct TilePosition {
-  int octave, layer, row, col;
-};
-
-__device__ TilePosition tile_position(const LayerTiles& tiles) {
+__device__ const SurfOctaveTiles& block_octave(const SurfOctaveTiles* entries, int count) {
   int e = 0;
-  while (e + 1 < tiles.count && static_cast<int>(blockIdx.x) >= tiles.first_block[e + 1])
+  while (e + 1 < count && static_cast<int>(blockIdx.x) >= entries[e + 1].first_block)
     ++e;
-  const int local = blockIdx.x - tiles.first_block[e];
-  TilePosition p;
-  p.octave = tiles.octave[e];
-  p.layer = tiles.layer[e];
-  p.row = tiles.row_begin[e] + (local / tiles.tiles_x[e]) * kTileHeight + threadIdx.y;
-  p.col = tiles.col_begin[e] + (local % tiles.tiles_x[e]) * kTileWidth + threadIdx.x;
-  return p;
+  return entries[e];
+}
+
+struct BlockOrigin {
+  int row, col;  // first sample of the block
+};
+
+__device__ BlockOrigin block_origin(const SurfOctaveTiles& t) {
+  const int local = blockIdx.x - t.first_block;
+  return BlockOrigin{t.row_begin + (local / t.tiles_x) * kSurfTileHeight,
+                     t.col_begin + (local % t.tiles_x) * kSurfTileWidth};
 }
 
 __device__ uint64_t location_key(int octave, int layer, int row, int col) {
@@ -65,81 +41,219 @@ __device__ uint64_t location_key(int octave, int layer, int row, int col) {
          (static_cast<uint64_t>(row) << 16) | static_cast<uint64_t>(col);
 }
 
-__global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, LayerTiles tiles) {
-  __shared__ HessianFilter filter;
-  const TilePosition p = tile_position(tiles);
-  const SurfLayerGrid grid = surf_layer_grid(p.octave, p.layer, sum.width, sum.height);
-  if (threadIdx.x == 0 && threadIdx.y == 0)
-    filter = hessian_filter(grid.size);
-  __syncthreads();
-  if (p.row >= grid.row_end || p.col >= grid.col_end)
-    return;
-  layers.row(p.octave, p.layer, p.row)[p.col] =
-      hessian_response(sum, filter, grid.top(p.row), grid.left(p.col)).det;
+__device__ bool inside(const SurfLayerGrid& g, int row, int col) {
+  return row >= g.row_begin && row < g.row_end && col >= g.col_begin && col < g.col_end;
 }
 
-__global__ void detect_kernel(IntegralImageView sum, SurfLayerTable layers, LayerTiles tiles,
+// Determinants of every layer at sample (row, col) of octave o from the integral image.
+__device__ void store_determinants(const IntegralImageView& sum, const SurfLayerTable& layers,
+                                   const SurfPlan& plan, int o, int row, int col) {
+  for (int l = 0; l < plan.layers; ++l) {
+    const SurfLayerGrid& g = plan.grid[o][l];
+    if (inside(g, row, col))
+      layers.row(o, l, row)[col] =
+          hessian_response(sum, plan.filter[o][l], g.top(row), g.left(col)).det;
+  }
+}
+
+// The same from the block's tile, for a known octave: the layer loop unrolls and every entry
+// offset becomes a constant of the kernel's parameters, so a read costs an add and a load.
+template <int kOctave>
+__device__ void store_tiled_determinants(const uint32_t* tile, const SurfLayerTable& layers,
+                                         const SurfPlan& plan, int row, int col) {
+  const char* sample =
+      reinterpret_cast<const char*>(tile) +
+      sizeof(uint32_t) * (threadIdx.y * plan.tile_cols[kOctave] + threadIdx.x) * (1 << kOctave);
+#pragma unroll
+  for (int l = 0; l < kSurfMaxLayers; ++l) {
+    if (l >= plan.layers)
+      return;
+    if (!inside(plan.grid[kOctave][l], row, col))
+      continue;
+    uint32_t entries[kHessianEntries];
+#pragma unroll
+    for (int k = 0; k < kHessianEntries; ++k)
+      entries[k] = *reinterpret_cast<const uint32_t*>(sample + plan.tile_entries[kOctave][l][k]);
+    layers.row(kOctave, l, row)[col] = hessian_from_entries(entries, plan.filter[kOctave][l]).det;
+  }
+}
+
+__global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan) {
+  extern __shared__ uint32_t tile[];
+  const SurfOctaveTiles& t = block_octave(plan.hessian, plan.hessian_count);
+  const int o = t.octave;
+  const BlockOrigin first = block_origin(t);
+  const int row = first.row + threadIdx.y, col = first.col + threadIdx.x;
+  const bool sampled = row < t.row_end && col < t.col_end;
+  if (o >= kSurfTiledOctaves || plan.tile_rows[o] == 0) {
+    if (sampled)
+      store_determinants(sum, layers, plan, o, row, col);
+    return;
+  }
+  const int step = 1 << o;
+  const int origin_row = first.row * step - plan.reach[o];
+  const int origin_col = first.col * step - plan.reach[o];
+  const int rows = plan.tile_rows[o], cols = plan.tile_cols[o];
+  for (int r = threadIdx.y; r < rows; r += blockDim.y) {
+    const int table_row = min(max(origin_row + r, 0), sum.height);
+    for (int c = threadIdx.x; c < cols; c += blockDim.x)
+      tile[r * cols + c] = sum.at(table_row, min(max(origin_col + c, 0), sum.width));
+  }
+  __syncthreads();
+  if (!sampled)
+    return;
+  static_assert(kSurfTiledOctaves == 2, "one case per tiled octave");
+  if (o == 0)
+    store_tiled_determinants<0>(tile, layers, plan, row, col);
+  else
+    store_tiled_determinants<1>(tile, layers, plan, row, col);
+}
+
+__global__ void detect_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan,
                               float threshold, SurfCandidateList out) {
-  const TilePosition p = tile_position(tiles);
-  const SurfLayerGrid grid = surf_layer_grid(p.octave, p.layer, sum.width, sum.height);
-  const SurfSearchRange range =
-      surf_search_range(surf_layer_grid(p.octave, p.layer - 1, sum.width, sum.height), grid,
-                        surf_layer_grid(p.octave, p.layer + 1, sum.width, sum.height));
-  if (p.row >= range.row_end || p.col >= range.col_end)
+  const SurfOctaveTiles& t = block_octave(plan.searched, plan.search_count);
+  const int o = t.octave;
+  const BlockOrigin first = block_origin(t);
+  const int row = first.row + threadIdx.y, col = first.col + threadIdx.x;
+  if (row >= t.row_end || col >= t.col_end)
     return;
-  const DeterminantStack stack{layers.view(p.octave, p.layer - 1), layers.view(p.octave, p.layer),
-                               layers.view(p.octave, p.layer + 1)};
-  if (!is_determinant_maximum(stack, p.row, p.col, threshold))
+  for (int l = 1; l + 1 < plan.layers; ++l) {
+    const SurfSearchRange& range = plan.search[o][l];
+    if (row < range.row_begin || row >= range.row_end || col < range.col_begin ||
+        col >= range.col_end)
+      continue;
+    const DeterminantStack stack{layers.view(o, l - 1), layers.view(o, l), layers.view(o, l + 1)};
+    if (!is_determinant_maximum(stack, row, col, threshold))
+      continue;
+    SurfOffset offset;
+    if (!interpolate_maximum(stack, row, col, &offset))
+      continue;
+    const SurfLayerGrid& grid = plan.grid[o][l];
+    const float trace =
+        hessian_response(sum, plan.filter[o][l], grid.top(row), grid.left(col)).trace;
+    const Keypoint k = surf_keypoint(grid, o, row, col, offset, stack.here.at(row, col), trace);
+    SurfOrientationWindow window;
+    if (!surf_orientation_window(k, sum.width, sum.height, &window))
+      continue;
+    const int slot = atomicAdd(out.count, 1);
+    if (slot < out.capacity)
+      out.items[slot] = SurfCandidate{k, location_key(o, l, row, col)};
+  }
+}
+
+// Appends the blocks that cover rows [row_begin, row_end) x [col_begin, col_end) of octave o.
+void add_tiles(int o, int row_begin, int row_end, int col_begin, int col_end,
+               SurfOctaveTiles* entries, int* count, int* blocks) {
+  if (row_end <= row_begin || col_end <= col_begin)
     return;
-  SurfOffset offset;
-  if (!interpolate_maximum(stack, p.row, p.col, &offset))
-    return;
-  const float trace =
-      hessian_response(sum, hessian_filter(grid.size), grid.top(p.row), grid.left(p.col)).trace;
-  const Keypoint k =
-      surf_keypoint(grid, p.octave, p.row, p.col, offset, stack.here.at(p.row, p.col), trace);
-  SurfOrientationWindow window;
-  if (!surf_orientation_window(k, sum.width, sum.height, &window))
-    return;
-  const int slot = atomicAdd(out.count, 1);
-  if (slot < out.capacity)
-    out.items[slot] = SurfCandidate{k, location_key(p.octave, p.layer, p.row, p.col)};
+  SurfOctaveTiles& t = entries[(*count)++];
+  t = SurfOctaveTiles{
+      o,         *blocks, (col_end - col_begin + kSurfTileWidth - 1) / kSurfTileWidth,
+      row_begin, row_end, col_begin,
+      col_end};
+  *blocks += t.tiles_x * ((row_end - row_begin + kSurfTileHeight - 1) / kSurfTileHeight);
 }
 
 }  // namespace
 
-void hessian_layers(const IntegralImageView& sum, const SurfLayerTable& layers,
-                    cudaStream_t stream) {
-  LayerTiles tiles{};
-  int blocks = 0;
-  for (int o = 0; o < layers.octaves; ++o) {
-    for (int l = 0; l < layers.layers; ++l) {
-      const SurfLayerGrid g = surf_layer_grid(o, l, sum.width, sum.height);
-      blocks = tiles.add(o, l, Rectangle{g.row_begin, g.row_end, g.col_begin, g.col_end});
+namespace {
+
+// Grids, filters and the determinant launch's blocks of octave o.
+void plan_layers(int o, int width, int height, SurfPlan* plan) {
+  int row_begin = height, row_end = 0, col_begin = width, col_end = 0;
+  for (int l = 0; l < plan->layers; ++l) {
+    const SurfLayerGrid g = surf_layer_grid(o, l, width, height);
+    plan->grid[o][l] = g;
+    plan->filter[o][l] = hessian_filter(g.size);
+    if (g.row_begin < g.row_end && g.col_begin < g.col_end) {
+      row_begin = std::min(row_begin, g.row_begin);
+      row_end = std::max(row_end, g.row_end);
+      col_begin = std::min(col_begin, g.col_begin);
+      col_end = std::max(col_end, g.col_end);
     }
   }
-  if (blocks == 0)
+  add_tiles(o, row_begin, row_end, col_begin, col_end, plan->hessian, &plan->hessian_count,
+            &plan->hessian_blocks);
+}
+
+// The shared-memory tile of octave o, when it fits. A layer's filter at sample (i, j) reads rows
+// step * (i - margin) + [0, size]; from the tile's origin, step * i - reach with reach the
+// largest step * margin, that is step * i + (reach - step * margin) + [0, size].
+void plan_tile(int o, SurfPlan* plan) {
+  const int step = surf_sample_step(o);
+  int reach = 0, extent = 0;
+  for (int l = 0; l < plan->layers; ++l)
+    reach = std::max(reach, step * plan->grid[o][l].margin);
+  for (int l = 0; l < plan->layers; ++l)
+    extent = std::max(extent, reach - step * plan->grid[o][l].margin + plan->grid[o][l].size + 1);
+  const int rows = step * (kSurfTileHeight - 1) + extent;
+  const int cols = step * (kSurfTileWidth - 1) + extent;
+  const size_t bytes = sizeof(uint32_t) * rows * cols;
+  if (bytes > kTileBudgetBytes)
     return;
-  hessian_kernel<<<blocks, dim3(kTileWidth, kTileHeight), 0, stream>>>(sum, layers, tiles);
+  plan->tile_rows[o] = rows;
+  plan->tile_cols[o] = cols;
+  plan->reach[o] = reach;
+  plan->tile_bytes = std::max(plan->tile_bytes, bytes);
+  for (int l = 0; l < plan->layers; ++l) {
+    const int shift = reach - step * plan->grid[o][l].margin;
+    for (int k = 0; k < kHessianEntries; ++k) {
+      const TableOffset e = hessian_entry(plan->filter[o][l], k);
+      plan->tile_entries[o][l][k] =
+          static_cast<int>(sizeof(uint32_t)) * ((shift + e.row) * cols + shift + e.col);
+    }
+  }
+}
+
+// Search ranges of octave o's middle layers and the search launch's blocks.
+void plan_search(int o, int width, int height, SurfPlan* plan) {
+  int row_begin = height, row_end = 0, col_begin = width, col_end = 0;
+  for (int l = 1; l + 1 < plan->layers; ++l) {
+    const SurfSearchRange r =
+        surf_search_range(plan->grid[o][l - 1], plan->grid[o][l], plan->grid[o][l + 1]);
+    plan->search[o][l] = r;
+    if (r.empty())
+      continue;
+    row_begin = std::min(row_begin, r.row_begin);
+    row_end = std::max(row_end, r.row_end);
+    col_begin = std::min(col_begin, r.col_begin);
+    col_end = std::max(col_end, r.col_end);
+  }
+  add_tiles(o, row_begin, row_end, col_begin, col_end, plan->searched, &plan->search_count,
+            &plan->search_blocks);
+}
+
+}  // namespace
+
+SurfPlan plan_surf_layers(int width, int height, int octaves, int layers) {
+  SurfPlan plan{};
+  plan.octaves = octaves;
+  plan.layers = layers;
+  for (int o = 0; o < octaves; ++o) {
+    plan_layers(o, width, height, &plan);
+    if (o < kSurfTiledOctaves)
+      plan_tile(o, &plan);
+    plan_search(o, width, height, &plan);
+  }
+  return plan;
+}
+
+void hessian_layers(const IntegralImageView& sum, const SurfLayerTable& layers,
+                    const SurfPlan& plan, cudaStream_t stream) {
+  if (plan.hessian_blocks == 0)
+    return;
+  hessian_kernel<<<plan.hessian_blocks, dim3(kSurfTileWidth, kSurfTileHeight), plan.tile_bytes,
+                   stream>>>(sum, layers, plan);
   check_launch("hessian_kernel");
 }
 
-void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& layers, float threshold,
-                        const SurfCandidateList& out, cudaStream_t stream) {
-  LayerTiles tiles{};
-  int blocks = 0;
-  for (int o = 0; o < layers.octaves; ++o) {
-    for (int l = 1; l + 1 < layers.layers; ++l) {
-      const SurfSearchRange r = surf_search_range(surf_layer_grid(o, l - 1, sum.width, sum.height),
-                                                  surf_layer_grid(o, l, sum.width, sum.height),
-                                                  surf_layer_grid(o, l + 1, sum.width, sum.height));
-      blocks = tiles.add(o, l, Rectangle{r.row_begin, r.row_end, r.col_begin, r.col_end});
-    }
-  }
-  if (blocks == 0)
+void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& layers,
+                        const SurfPlan& plan, float threshold, const SurfCandidateList& out,
+                        cudaStream_t stream) {
+  if (plan.search_blocks == 0)
     return;
-  detect_kernel<<<blocks, dim3(kTileWidth, kTileHeight), 0, stream>>>(sum, layers, tiles, threshold,
-                                                                      out);
+  detect_kernel<<<plan.search_blocks, dim3(kSurfTileWidth, kSurfTileHeight), 0, stream>>>(
+      sum, layers, plan, threshold, out);
   check_launch("detect_kernel");
 }
 

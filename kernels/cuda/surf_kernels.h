@@ -11,6 +11,8 @@
 #include "gpusift/image_view.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/surf_descriptor.h"
+#include "gpusift/surf_extrema.h"
+#include "gpusift/surf_hessian.h"
 #include "gpusift/surf_integral.h"
 #include "gpusift/surf_orientation.h"
 #include "gpusift/surf_params.h"
@@ -69,15 +71,53 @@ SurfDescriptorWeights surf_descriptor_weights();
 void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, int width,
                     int height, uint32_t* table, int stride, cudaStream_t stream);
 
+// A rectangle of samples of one octave, cut into blocks of kSurfTileWidth x kSurfTileHeight.
+constexpr int kSurfTileWidth = 32;
+constexpr int kSurfTileHeight = 8;
+// Only the first octaves' tiles can fit in shared memory: octave 2's would need over 160 KB.
+constexpr int kSurfTiledOctaves = 2;
+struct SurfOctaveTiles {
+  int octave;
+  int first_block;  // of this octave in the launch
+  int tiles_x;
+  int row_begin, row_end, col_begin, col_end;
+};
+
+// Everything about the layers that depends on the frame size alone, worked out once on the host:
+// the sample grids, filters and search ranges of every layer, and the block layout of the two
+// launches that compute the determinants and search them.
+struct SurfPlan {
+  int octaves, layers;
+  SurfLayerGrid grid[kSurfMaxOctaves][kSurfMaxLayers];
+  HessianFilter filter[kSurfMaxOctaves][kSurfMaxLayers];
+  SurfSearchRange search[kSurfMaxOctaves][kSurfMaxLayers];
+  // The determinant launch: every layer of an octave at once, one thread per sample. Where
+  // tile_rows > 0 a block first copies the tile_rows x tile_cols entries of the integral image
+  // that its filters read, from (block's first row and column) * step - reach, to shared memory.
+  int hessian_count, hessian_blocks;
+  SurfOctaveTiles hessian[kSurfMaxOctaves];
+  int tile_rows[kSurfTiledOctaves], tile_cols[kSurfTiledOctaves], reach[kSurfTiledOctaves];
+  // Entry k of layer l's filter at the block's sample (r, c) lies tile_entries[o][l][k] bytes
+  // past the sample's own tile entry, step * (r * tile_cols + c).
+  int tile_entries[kSurfTiledOctaves][kSurfMaxLayers][kHessianEntries];
+  size_t tile_bytes;  // the largest tile, the launch's dynamic shared memory
+  // The search launch: the middle layers of an octave at once.
+  int search_count, search_blocks;
+  SurfOctaveTiles searched[kSurfMaxOctaves];
+};
+
+SurfPlan plan_surf_layers(int width, int height, int octaves, int layers);
+
 // Every layer of every octave, on the samples whose filter lies inside the frame (the only ones
 // the search reads).
 void hessian_layers(const IntegralImageView& sum, const SurfLayerTable& layers,
-                    cudaStream_t stream);
+                    const SurfPlan& plan, cudaStream_t stream);
 
 // Maxima of the middle layers above `threshold`, interpolated, as keypoints without angle;
 // those whose orientation wavelet would not fit the frame are left out, as the CPU does.
-void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& layers, float threshold,
-                        const SurfCandidateList& out, cudaStream_t stream);
+void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& layers,
+                        const SurfPlan& plan, float threshold, const SurfCandidateList& out,
+                        cudaStream_t stream);
 
 // Orients candidates[0..n) (270 when upright) into keypoints[i], with keys[i] the sort key of
 // the canonical order's position (x, y), or kSurfDroppedKey for a candidate the CPU drops (no

@@ -1,6 +1,6 @@
-// Orientation of each candidate, one warp per candidate. The lanes share the samples, but every
-// float sum is taken in the CPU's order (samples in candidate order per degree, degrees in
-// window order), so the angle is the CPU's and the same on every run.
+// Orientation of each candidate, one warp per candidate. Every float sum is taken in the CPU's
+// order (samples in candidate order per degree, degrees and groups in window order), so the angle
+// is the CPU's and the same on every run.
 #include "cuda_check.h"
 #include "surf_kernels.h"
 
@@ -10,10 +10,12 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 constexpr unsigned kFullWarp = 0xffffffffu;
+constexpr int kSampleRounds = (kSurfOrientationCandidates + 31) / 32;
 
 struct WarpWork {
   SurfDegreeBins bins;
-  SurfOrientationSample samples[kSurfOrientationCandidates];  // degree -1: no sample
+  SurfDegreeGroupSums groups;
+  SurfOrientationSample round[32];  // the samples of one round, by lane
 };
 
 // (x, y) as 64 bits whose unsigned order is the canonical order's (x, then y); -0 counts as +0.
@@ -31,29 +33,33 @@ __device__ bool orient(const IntegralImageView& sum, const SurfOrientationWindow
   for (int d = lane; d < kSurfOrientationDegrees; d += 32)
     work.bins.x[d] = work.bins.y[d] = 0.f;
   bool any = false;
-  for (int c = lane; c < kSurfOrientationCandidates; c += 32) {
-    SurfOrientationSample s;
-    if (surf_orientation_sample(sum, window, c, weights[c], &s))
-      any = true;
-    else
-      s.degree = -1;
-    work.samples[c] = s;
+  // Round r takes candidates 32 r + lane. Lanes whose samples share a degree form a group whose
+  // lowest lane adds them in lane order: each bin receives its samples in candidate order.
+  for (int r = 0; r < kSampleRounds; ++r) {
+    const int c = r * 32 + lane;
+    SurfOrientationSample s{0.f, 0.f, -1};
+    const bool sampled =
+        c < kSurfOrientationCandidates && surf_orientation_sample(sum, window, c, weights[c], &s);
+    any = any || sampled;
+    work.round[lane] = s;
+    const unsigned peers = __match_any_sync(kFullWarp, sampled ? s.degree : -1);
+    __syncwarp();
+    if (sampled && __ffs(peers) - 1 == lane) {
+      for (unsigned rest = peers; rest != 0; rest &= rest - 1)
+        add_to_degree_bins(work.round[__ffs(rest) - 1], &work.bins);
+    }
+    __syncwarp();
   }
   if (!__any_sync(kFullWarp, any))
     return false;
-  __syncwarp();
-  // Lane l owns the degrees l, l + 32, ...: it adds their samples in candidate order.
-  for (int c = 0; c < kSurfOrientationCandidates; ++c) {
-    const SurfOrientationSample s = work.samples[c];
-    if (s.degree >= 0 && s.degree % 32 == lane)
-      add_to_degree_bins(s, &work.bins);
-  }
+  for (int g = lane; g < kSurfDegreeGroups; g += 32)
+    work.groups.group[g] = degree_group_sum(work.bins, g);
   __syncwarp();
   // dominant_orientation's choice: the first window of the largest magnitude, if above 0.
   float best_magnitude = 0.f;
   int best = -1;
   for (int w = lane; w < kSurfOrientationWindows; w += 32) {
-    const float magnitude = orientation_window_sum(work.bins, w).magnitude_squared();
+    const float magnitude = orientation_window_sum(work.bins, work.groups, w).magnitude_squared();
     if (magnitude > best_magnitude) {
       best_magnitude = magnitude;
       best = w;
@@ -69,7 +75,7 @@ __device__ bool orient(const IntegralImageView& sum, const SurfOrientationWindow
     }
   }
   if (lane == 0)
-    *angle = keypoint_angle_of(best >= 0 ? orientation_window_sum(work.bins, best)
+    *angle = keypoint_angle_of(best >= 0 ? orientation_window_sum(work.bins, work.groups, best)
                                          : SurfWindowSum{0.f, 0.f});
   return true;
 }

@@ -140,24 +140,18 @@ TEST(SurfHessian, FilterSizesFollowOpenCv) {
 
 TEST(SurfHessian, NineByNineFilterIsOpenCvsPattern) {
   const HessianFilter f = hessian_filter(9);
-  const int dxx[3][5] = {{0, 2, 3, 7, 1}, {3, 2, 6, 7, -2}, {6, 2, 9, 7, 1}};
-  const int dxy[4][5] = {{1, 1, 4, 4, 1}, {5, 1, 8, 4, -1}, {1, 5, 4, 8, -1}, {5, 5, 8, 8, 1}};
-  for (int k = 0; k < 3; ++k) {
-    const WeightedBox& b = f.dxx[k];
-    EXPECT_EQ(b.x0, dxx[k][0]);
-    EXPECT_EQ(b.y0, dxx[k][1]);
-    EXPECT_EQ(b.x1, dxx[k][2]);
-    EXPECT_EQ(b.y1, dxx[k][3]);
-    EXPECT_FLOAT_EQ(b.weight, dxx[k][4] / 15.f);
-    // Dyy is Dxx transposed.
-    EXPECT_EQ(f.dyy[k].x0, b.y0);
-    EXPECT_EQ(f.dyy[k].y1, b.x1);
-  }
-  for (int k = 0; k < 4; ++k) {
-    EXPECT_EQ(f.dxy[k].x0, dxy[k][0]);
-    EXPECT_EQ(f.dxy[k].y1, dxy[k][3]);
-    EXPECT_FLOAT_EQ(f.dxy[k].weight, dxy[k][4] / 9.f);
-  }
+  // Dxx: lobes {0, 2, 3, 7, 1}, {3, 2, 6, 7, -2}, {6, 2, 9, 7, 1}; Dyy is Dxx transposed.
+  EXPECT_EQ(std::vector<int>(f.lobe_edges, f.lobe_edges + 4), (std::vector<int>{0, 3, 6, 9}));
+  EXPECT_EQ(f.strip[0], 2);
+  EXPECT_EQ(f.strip[1], 7);
+  EXPECT_FLOAT_EQ(f.lobe_weights[0], 1 / 15.f);
+  EXPECT_FLOAT_EQ(f.lobe_weights[1], -2 / 15.f);
+  EXPECT_FLOAT_EQ(f.lobe_weights[2], 1 / 15.f);
+  // Dxy: {1, 1, 4, 4, 1}, {5, 1, 8, 4, -1}, {1, 5, 4, 8, -1}, {5, 5, 8, 8, 1}.
+  EXPECT_EQ(std::vector<int>(f.cross_edges, f.cross_edges + 4), (std::vector<int>{1, 4, 5, 8}));
+  const float cross[4] = {1 / 9.f, -1 / 9.f, -1 / 9.f, 1 / 9.f};
+  for (int k = 0; k < 4; ++k)
+    EXPECT_FLOAT_EQ(f.cross_weights[k], cross[k]);
 }
 
 // Every filter the parameters allow is symmetric about its centre, and no box of it can sum to
@@ -168,16 +162,16 @@ TEST(SurfHessian, EveryAllowedFilterIsSymmetricAndExact) {
     for (int layer = 0; layer < kSurfMaxOctaveLayers + 2; ++layer) {
       const int size = surf_filter_size(octave, layer);
       const HessianFilter f = hessian_filter(size);
-      for (int k = 0; k < 3; ++k) {
-        const WeightedBox &b = f.dxx[k], &mirror = f.dxx[2 - k];
-        ASSERT_EQ(b.x0, size - mirror.x1) << size;
-        ASSERT_EQ(b.y0, size - b.y1) << size;
-        ASSERT_LT(static_cast<double>(b.x1 - b.x0) * (b.y1 - b.y0), pixel_limit) << size;
+      for (int e = 0; e < 4; ++e) {
+        ASSERT_EQ(f.lobe_edges[e], size - f.lobe_edges[3 - e]) << size;
+        ASSERT_EQ(f.cross_edges[e], size - f.cross_edges[3 - e]) << size;
       }
-      const WeightedBox& tl = f.dxy[0];
-      ASSERT_LT(static_cast<double>(tl.x1 - tl.x0) * (tl.y1 - tl.y0), pixel_limit) << size;
-      ASSERT_EQ(tl.x0, size - f.dxy[1].x1) << size;
-      ASSERT_EQ(tl.y0, size - f.dxy[2].y1) << size;
+      ASSERT_EQ(f.strip[0], size - f.strip[1]) << size;
+      const double strip = f.strip[1] - f.strip[0];
+      for (int k = 0; k < 3; ++k)
+        ASSERT_LT((f.lobe_edges[k + 1] - f.lobe_edges[k]) * strip, pixel_limit) << size;
+      const double cross = f.cross_edges[1] - f.cross_edges[0];
+      ASSERT_LT(cross * cross, pixel_limit) << size;
     }
   }
 }
@@ -199,7 +193,7 @@ TEST(SurfHessian, ResponsesOfQuadraticImages) {
     EXPECT_EQ(ridge.det, 0.f) << "Dyy and Dxy vanish on a function of x alone";
     if (size > 21)
       continue;  // x y leaves 0..255 beyond
-    const double offset = (f.dxy[0].x0 + f.dxy[0].x1 - 1) / 2.0 - (size - 1) / 2.0;
+    const double offset = (f.cross_edges[0] + f.cross_edges[1] - 1) / 2.0 - (size - 1) / 2.0;
     const double dxy = 4 * offset * offset;
     const HessianResponse saddle = hessian_response(xy.view, f, corner, corner);
     EXPECT_NEAR(saddle.det, -kSurfDxyWeightSquared * dxy * dxy,
@@ -224,13 +218,21 @@ TEST(SurfHessian, DeterminantIsNearlyRotationInvariant) {
     const Table table = make_table(blob);
     const HessianFilter f = hessian_filter(size);
     ours.push_back(hessian_response(table.view, f, corner, corner).det);
+    // OpenCV's boxes, summed one by one.
+    const int dxx_boxes[3][5] = {{0, 2, 3, 7, 1}, {3, 2, 6, 7, -2}, {6, 2, 9, 7, 1}};
+    const int dxy_boxes[4][5] = {
+        {1, 1, 4, 4, 1}, {5, 1, 8, 4, -1}, {1, 5, 4, 8, -1}, {5, 5, 8, 8, 1}};
+    const auto box_of = [size](const int* b, bool transposed) {
+      return transposed ? scaled_box(b[1], b[0], b[3], b[2], b[4], 9, size)
+                        : scaled_box(b[0], b[1], b[2], b[3], b[4], 9, size);
+    };
     double dxx = 0, dyy = 0, dxy = 0;
     for (int k = 0; k < 3; ++k) {
-      dxx += weighted_box_sum(table.view, corner, corner, f.dxx[k]);
-      dyy += weighted_box_sum(table.view, corner, corner, f.dyy[k]);
+      dxx += weighted_box_sum(table.view, corner, corner, box_of(dxx_boxes[k], false));
+      dyy += weighted_box_sum(table.view, corner, corner, box_of(dxx_boxes[k], true));
     }
     for (int k = 0; k < 4; ++k)
-      dxy += weighted_box_sum(table.view, corner, corner, f.dxy[k]);
+      dxy += weighted_box_sum(table.view, corner, corner, box_of(dxy_boxes[k], false));
     opencv.push_back(dxx * dyy - 0.81 * dxy * dxy);
   }
   for (double det : ours)
@@ -438,6 +440,30 @@ TEST(SurfOrientation, RampPointsUphill) {
   }
 }
 
+SurfDegreeGroupSums group_sums(const SurfDegreeBins& bins) {
+  SurfDegreeGroupSums groups;
+  for (int g = 0; g < kSurfDegreeGroups; ++g)
+    groups.group[g] = degree_group_sum(bins, g);
+  return groups;
+}
+
+// Each window adds exactly the degrees less than 30 from its centre, each once, as OpenCV's test
+// |round(angle) - centre| < 30 (modulo 360) selects them.
+TEST(SurfOrientation, WindowsCoverTheirFiftyNineDegrees) {
+  for (int degree = 0; degree < kSurfOrientationDegrees; ++degree) {
+    SurfDegreeBins bins;
+    clear_degree_bins(&bins);
+    add_to_degree_bins(SurfOrientationSample{1.f, 0.f, degree}, &bins);
+    const SurfDegreeGroupSums groups = group_sums(bins);
+    for (int w = 0; w < kSurfOrientationWindows; ++w) {
+      const int d = std::abs(degree - w * kSurfOrientationSearchStep);
+      const bool covered = d < 30 || d > 360 - 30;
+      ASSERT_EQ(orientation_window_sum(bins, groups, w).x, covered ? 1.f : 0.f)
+          << "degree " << degree << " window " << w;
+    }
+  }
+}
+
 TEST(SurfOrientation, WindowsAndBins) {
   SurfDegreeBins bins;
   clear_degree_bins(&bins);
@@ -450,11 +476,12 @@ TEST(SurfOrientation, WindowsAndBins) {
   add_to_degree_bins(SurfOrientationSample{1.f, 0.f, 0}, &bins);
   add_to_degree_bins(SurfOrientationSample{c50, s50, 50}, &bins);
   add_to_degree_bins(SurfOrientationSample{0.f, -1.5f, 270}, &bins);
-  const SurfWindowSum pair = orientation_window_sum(bins, 25 / kSurfOrientationSearchStep);
+  const SurfDegreeGroupSums groups = group_sums(bins);
+  const SurfWindowSum pair = orientation_window_sum(bins, groups, 25 / kSurfOrientationSearchStep);
   EXPECT_EQ(pair.x, 1.f + c50);
   EXPECT_EQ(pair.y, s50);
-  EXPECT_EQ(orientation_window_sum(bins, 30 / kSurfOrientationSearchStep).x, c50);
-  EXPECT_EQ(orientation_window_sum(bins, 355 / kSurfOrientationSearchStep).x, 1.f);
+  EXPECT_EQ(orientation_window_sum(bins, groups, 30 / kSurfOrientationSearchStep).x, c50);
+  EXPECT_EQ(orientation_window_sum(bins, groups, 355 / kSurfOrientationSearchStep).x, 1.f);
   // The pair points 25 degrees up (y up); keypoint angles count with y down.
   EXPECT_NEAR(dominant_orientation(bins), 360 - 25, 1e-3);
 }

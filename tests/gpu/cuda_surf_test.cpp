@@ -7,7 +7,9 @@
 #include <cstring>
 #include <functional>
 #include <opencv2/imgproc.hpp>
+#include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "feature_agreement.h"
@@ -94,6 +96,24 @@ INSTANTIATE_TEST_SUITE_P(RealImages, CudaSurfParity, ::testing::ValuesIn(parity_
                          [](const auto& info) {
                            return info.param.substr(0, info.param.find('.'));
                          });
+
+// Other octave and layer counts change which octaves' integral image tiles fit in shared memory
+// (more layers: octave 1 reads through the cache instead) and how many layers each thread takes.
+TEST_F(CudaSurf, OctaveAndLayerCountsMatchCpuBackend) {
+  const cv::Mat source = load_gray("astronaut.png");
+  ASSERT_FALSE(source.empty());
+  cv::Mat gray;
+  cv::resize(source, gray, cv::Size(1280, 960), 0, 0, cv::INTER_CUBIC);
+  for (const auto& counts : std::vector<std::pair<int, int>>{{5, 5}, {2, 1}, {6, 2}}) {
+    SurfParams params;
+    params.n_octaves = counts.first;
+    params.n_octave_layers = counts.second;
+    CudaSurfExtractor gpu(params);
+    const std::string label =
+        "octaves " + std::to_string(counts.first) + " layers " + std::to_string(counts.second);
+    expect_cpu_parity(cpu_surf(gray, params), extract(gpu, gray), label.c_str());
+  }
+}
 
 TEST_F(CudaSurf, UprightExtendedAndKeypointOnlyVariantsMatchCpuBackend) {
   const cv::Mat gray = load_gray("astronaut.png");

@@ -142,6 +142,27 @@ void print_surf_row(const Row& sift, const Timing& surf) {
   std::fflush(stdout);
 }
 
+// Where SURF's time goes: the same frames without orientation, without descriptors, or both.
+void print_surf_variants(const std::vector<cv::Mat>& frames, const Options& options,
+                         cudaStream_t stream) {
+  std::printf(
+      "| size | SURF ms | upright | no descriptors | upright, no descriptors |\n"
+      "|---|---|---|---|---|\n");
+  for (const cv::Mat& frame : frames) {
+    std::printf("| %dx%d", frame.cols, frame.rows);
+    for (int variant = 0; variant < 4; ++variant) {
+      SurfParams params;
+      params.upright = (variant & 1) != 0;
+      if (variant & 2)
+        params.descriptor = DescriptorFormat::kNone;
+      CudaSurfExtractor surf{params};
+      std::printf(" | %.3f", time_extractor(surf, frame, options, stream).pinned_ms);
+    }
+    std::printf(" |\n");
+    std::fflush(stdout);
+  }
+}
+
 void print_row(const Row& r) {
   std::printf("| %dx%d | %s | %.3f | %.3f | %d | %.1f | %d | %.0fx |\n", r.size.width,
               r.size.height, r.upscale ? "on" : "off", r.pinned_ms, r.device_ms, r.keypoints,
@@ -202,7 +223,8 @@ int run(const Options& options) {
   }
   std::printf(
       "\nSURF with CudaSurfExtractor's defaults (hessian_threshold 100, 4 octaves, 64 float "
-      "values); the ratio compares the pinned-input times.\n");
+      "values); the ratio compares the pinned-input times.\n\n");
+  print_surf_variants(frames, options, stream.get());
   return 0;
 }
 

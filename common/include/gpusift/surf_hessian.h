@@ -55,49 +55,95 @@ GPUSIFT_HD SurfLayerGrid surf_layer_grid(int octave, int layer, int frame_width,
   return g;
 }
 
-// Dxx, Dyy and Dxy of the 9x9 filter, boxes as {x0, y0, x1, y1, weight}; larger filters scale
-// them. Lobe weights are per unit of mean, so responses are intensity differences.
+// Dxx, Dyy and Dxy of a filter, scaled from the 9x9 one with OpenCV's rounding. Their boxes share
+// edges: Dxx is one strip of rows cut into three lobes at four columns, Dyy its transpose, and
+// the four lobes of Dxy lie on a 4 x 4 grid of edges. Reading each edge once takes 32 entries of
+// the integral image instead of 40; the sums, being integers, are the same.
 struct HessianFilter {
-  WeightedBox dxx[3];
-  WeightedBox dyy[3];
-  WeightedBox dxy[4];
+  int lobe_edges[4];       // Dxx's lobes are columns [e_k, e_k+1), Dyy's rows
+  int strip[2];            // Dxx's rows [strip0, strip1), Dyy's columns
+  int cross_edges[4];      // Dxy's lobes span [e0, e1) or [e2, e3), along x and along y
+  float lobe_weights[3];   // per unit of area, as a WeightedBox
+  float cross_weights[4];  // top-left, top-right, bottom-left, bottom-right
 };
 
 GPUSIFT_HD HessianFilter hessian_filter(int size) {
   constexpr int kDxx[3][5] = {{0, 2, 3, 7, 1}, {3, 2, 6, 7, -2}, {6, 2, 9, 7, 1}};
-  constexpr int kDyy[3][5] = {{2, 0, 7, 3, 1}, {2, 3, 7, 6, -2}, {2, 6, 7, 9, 1}};
   constexpr int kDxy[4][5] = {{1, 1, 4, 4, 1}, {5, 1, 8, 4, -1}, {1, 5, 4, 8, -1}, {5, 5, 8, 8, 1}};
   const int base = kSurfBaseFilterSize;
   HessianFilter f;
   for (int k = 0; k < 3; ++k) {
-    f.dxx[k] = scaled_box(kDxx[k][0], kDxx[k][1], kDxx[k][2], kDxx[k][3], kDxx[k][4], base, size);
-    f.dyy[k] = scaled_box(kDyy[k][0], kDyy[k][1], kDyy[k][2], kDyy[k][3], kDyy[k][4], base, size);
+    const WeightedBox b =
+        scaled_box(kDxx[k][0], kDxx[k][1], kDxx[k][2], kDxx[k][3], kDxx[k][4], base, size);
+    f.lobe_edges[k] = b.x0;
+    f.lobe_edges[k + 1] = b.x1;
+    f.strip[0] = b.y0;
+    f.strip[1] = b.y1;
+    f.lobe_weights[k] = b.weight;
   }
-  for (int k = 0; k < 4; ++k)
-    f.dxy[k] = scaled_box(kDxy[k][0], kDxy[k][1], kDxy[k][2], kDxy[k][3], kDxy[k][4], base, size);
+  for (int k = 0; k < 4; ++k) {
+    const WeightedBox b =
+        scaled_box(kDxy[k][0], kDxy[k][1], kDxy[k][2], kDxy[k][3], kDxy[k][4], base, size);
+    f.cross_edges[(k & 1) * 2] = b.x0;
+    f.cross_edges[(k & 1) * 2 + 1] = b.x1;
+    f.cross_weights[k] = b.weight;
+  }
   return f;
 }
 
 struct HessianResponse {
-  float det;    // Dxx Dyy - 0.81 Dxy^2
+  float det;    // Dxx Dyy - (0.54 Dxy)^2
   float trace;  // Dxx + Dyy, the Laplacian
 };
+
+// The 32 integral image entries that a filter reads, relative to its top-left corner: Dxx's
+// 2 rows x 4 columns (entries 0-7), Dyy's 4 rows x 2 columns (8-15) and Dxy's 4 x 4 (16-31).
+inline constexpr int kHessianEntries = 32;
+
+struct TableOffset {
+  int row, col;
+};
+
+GPUSIFT_HD TableOffset hessian_entry(const HessianFilter& f, int k) {
+  if (k < 8)
+    return TableOffset{f.strip[k >> 2], f.lobe_edges[k & 3]};
+  if (k < 16)
+    return TableOffset{f.lobe_edges[(k - 8) >> 1], f.strip[(k - 8) & 1]};
+  return TableOffset{f.cross_edges[(k - 16) >> 2], f.cross_edges[(k - 16) & 3]};
+}
+
+// The responses from the entries in hessian_entry's order.
+GPUSIFT_HD HessianResponse hessian_from_entries(const uint32_t* v, const HessianFilter& f) {
+  float dxx = 0.f, dyy = 0.f, dxy = 0.f;
+  for (int k = 0; k < 3; ++k) {
+    const uint32_t xx = v[4 + k + 1] - v[k + 1] - v[4 + k] + v[k];
+    const uint32_t yy =
+        v[8 + (k + 1) * 2 + 1] - v[8 + k * 2 + 1] - v[8 + (k + 1) * 2] + v[8 + k * 2];
+    dxx += static_cast<float>(xx) * f.lobe_weights[k];
+    dyy += static_cast<float>(yy) * f.lobe_weights[k];
+  }
+  for (int k = 0; k < 4; ++k) {
+    const int top = 16 + (k >> 1) * 8, left = (k & 1) * 2;  // rows 0 or 2, columns 0 or 2
+    const uint32_t xy =
+        v[top + 4 + left + 1] - v[top + left + 1] - v[top + 4 + left] + v[top + left];
+    dxy += static_cast<float>(xy) * f.cross_weights[k];
+  }
+  HessianResponse r;
+  r.det = dxx * dyy - kSurfDxyWeightSquared * dxy * dxy;
+  r.trace = dxx + dyy;
+  return r;
+}
 
 // The filter applied with its top-left corner at pixel (top, left); the filter must lie inside
 // the frame.
 GPUSIFT_HD HessianResponse hessian_response(const IntegralImageView& sum, const HessianFilter& f,
                                             int top, int left) {
-  float dxx = 0.f, dyy = 0.f, dxy = 0.f;
-  for (int k = 0; k < 3; ++k) {
-    dxx += weighted_box_sum(sum, top, left, f.dxx[k]);
-    dyy += weighted_box_sum(sum, top, left, f.dyy[k]);
+  uint32_t v[kHessianEntries];
+  for (int k = 0; k < kHessianEntries; ++k) {
+    const TableOffset e = hessian_entry(f, k);
+    v[k] = sum.at(top + e.row, left + e.col);
   }
-  for (int k = 0; k < 4; ++k)
-    dxy += weighted_box_sum(sum, top, left, f.dxy[k]);
-  HessianResponse r;
-  r.det = dxx * dyy - kSurfDxyWeightSquared * dxy * dxy;
-  r.trace = dxx + dyy;
-  return r;
+  return hessian_from_entries(v, f);
 }
 
 // OpenCV's class_id: +1 for a dark blob on a bright background, -1 for a bright one, 0 if flat.

@@ -20,10 +20,11 @@ struct IntegralImageView {
   int height;  // of the frame; the table has height + 1 rows
   int stride;  // in elements, at least width + 1
 
-  // Sum of the pixels in rows [0, row) and columns [0, col), modulo 2^32.
-  GPUSIFT_HD uint32_t at(int row, int col) const {
-    return data[static_cast<ptrdiff_t>(row) * stride + col];
-  }
+  // Sum of the pixels in rows [0, row) and columns [0, col), modulo 2^32. The index is 32-bit:
+  // a table of the largest frame (kMaxFrameSide + 1 rows of fewer than kMaxFrameSide + 64
+  // entries) has fewer than 2^31 entries, and on the GPU 64-bit index arithmetic would cost more
+  // instructions than the loads themselves.
+  GPUSIFT_HD uint32_t at(int row, int col) const { return data[row * stride + col]; }
 };
 
 // Sum of the pixels in rows [top, bottom) and columns [left, right).
