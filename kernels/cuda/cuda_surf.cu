@@ -26,9 +26,9 @@ namespace {
 constexpr int kStrideAlignment = 32;  // elements: rows start on 128-byte boundaries
 constexpr int kCapacityStep = 65536;  // candidates; the lists grow in these steps
 constexpr int kResultRowStep = 4096;
-// Descriptors are computed and copied to the host in up to this many parts, so that the host's
-// copy of one part into the caller's vector overlaps the GPU's work on the next ones: at 1080p
-// that copy takes longer than computing the descriptors.
+// Descriptors come back to the host in up to this many parts, so that the host's copy of one part
+// into the caller's vector overlaps the transfer of the next ones. (Describing in parts as well
+// would leave most of the GPU idle during each part.)
 constexpr int kDescriptorParts = 4;
 constexpr int kMinDescriptorPartRows = 1024;
 
@@ -94,7 +94,7 @@ struct CudaSurfExtractor::State {
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
 
-// Keypoints and descriptors of `kept` into `out`, the descriptors part by part.
+// Keypoints and descriptors of `kept` into `out`, the descriptors copied part by part.
 void CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int total,
                                                 cudaStream_t stream, Features* out) {
   const int length = surf_descriptor_size(params);
@@ -105,11 +105,12 @@ void CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int total,
   const int part_rows =
       std::max(kMinDescriptorPartRows, (total + kDescriptorParts - 1) / kDescriptorParts);
   const int parts = length > 0 ? (total + part_rows - 1) / part_rows : 0;
+  if (length > 0)
+    cuda::describe_surf(integral_view(), kept, total, params.extended, descriptor_weights,
+                        descriptors.get(), stream);
   for (int p = 0; p < parts; ++p) {
     const int first = p * part_rows, rows = std::min(part_rows, total - first);
     const size_t offset = static_cast<size_t>(first) * length;
-    cuda::describe_surf(integral_view(), kept + first, rows, params.extended, descriptor_weights,
-                        descriptors.get() + offset, stream);
     check(cudaMemcpyAsync(host_descriptors.get() + offset, descriptors.get() + offset,
                           sizeof(float) * rows * length, cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (descriptors)");

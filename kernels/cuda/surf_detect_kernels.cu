@@ -59,11 +59,13 @@ __device__ void store_determinants(const IntegralImageView& sum, const SurfLayer
 // The same from the block's tile, for a known octave: the layer loop unrolls and every entry
 // offset becomes a constant of the kernel's parameters, so a read costs an add and a load.
 template <int kOctave>
-__device__ void store_tiled_determinants(const uint32_t* tile, const SurfLayerTable& layers,
-                                         const SurfPlan& plan, int row, int col) {
+__device__ void store_tiled_determinants(const uint32_t* tile, int lead,
+                                         const SurfLayerTable& layers, const SurfPlan& plan,
+                                         int row, int col) {
   const char* sample =
       reinterpret_cast<const char*>(tile) +
-      sizeof(uint32_t) * (threadIdx.y * plan.tile_cols[kOctave] + threadIdx.x) * (1 << kOctave);
+      sizeof(uint32_t) *
+          (lead + (threadIdx.y * plan.tile_cols[kOctave] + threadIdx.x) * (1 << kOctave));
 #pragma unroll
   for (int l = 0; l < kSurfMaxLayers; ++l) {
     if (l >= plan.layers)
@@ -79,7 +81,7 @@ __device__ void store_tiled_determinants(const uint32_t* tile, const SurfLayerTa
 }
 
 __global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan) {
-  extern __shared__ uint32_t tile[];
+  extern __shared__ __align__(16) uint32_t tile[];
   const SurfOctaveTiles& t = block_octave(plan.hessian, plan.hessian_count);
   const int o = t.octave;
   const BlockOrigin first = block_origin(t);
@@ -92,21 +94,35 @@ __global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, Sur
   }
   const int step = 1 << o;
   const int origin_row = first.row * step - plan.reach[o];
-  const int origin_col = first.col * step - plan.reach[o];
+  const int first_col = first.col * step - plan.reach[o];
+  const int lead = first_col & 3;  // columns before the block's first entry, to align its rows
+  const int origin_col = first_col - lead;
   const int rows = plan.tile_rows[o], cols = plan.tile_cols[o];
   for (int r = threadIdx.y; r < rows; r += blockDim.y) {
     const int table_row = min(max(origin_row + r, 0), sum.height);
-    for (int c = threadIdx.x; c < cols; c += blockDim.x)
-      tile[r * cols + c] = sum.at(table_row, min(max(origin_col + c, 0), sum.width));
+    const uint32_t* source = sum.data + table_row * sum.stride;
+    for (int c = 4 * threadIdx.x; c < cols; c += 4 * blockDim.x) {
+      const int table_col = origin_col + c;
+      uint4 group;
+      if (table_col >= 0 && table_col + 4 <= sum.stride) {
+        group = *reinterpret_cast<const uint4*>(source + table_col);
+      } else {  // beyond the table: any value, no filter of a valid sample reads it
+        group.x = source[min(max(table_col, 0), sum.width)];
+        group.y = source[min(max(table_col + 1, 0), sum.width)];
+        group.z = source[min(max(table_col + 2, 0), sum.width)];
+        group.w = source[min(max(table_col + 3, 0), sum.width)];
+      }
+      *reinterpret_cast<uint4*>(tile + r * cols + c) = group;
+    }
   }
   __syncthreads();
   if (!sampled)
     return;
   static_assert(kSurfTiledOctaves == 2, "one case per tiled octave");
   if (o == 0)
-    store_tiled_determinants<0>(tile, layers, plan, row, col);
+    store_tiled_determinants<0>(tile, lead, layers, plan, row, col);
   else
-    store_tiled_determinants<1>(tile, layers, plan, row, col);
+    store_tiled_determinants<1>(tile, lead, layers, plan, row, col);
 }
 
 __global__ void detect_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan,
@@ -187,7 +203,9 @@ void plan_tile(int o, SurfPlan* plan) {
   for (int l = 0; l < plan->layers; ++l)
     extent = std::max(extent, reach - step * plan->grid[o][l].margin + plan->grid[o][l].size + 1);
   const int rows = step * (kSurfTileHeight - 1) + extent;
-  const int cols = step * (kSurfTileWidth - 1) + extent;
+  // Rows start at a multiple of 4 columns, up to 3 before the block's first entry, and hold whole
+  // groups of 4, so that the block copies them as 16-byte vectors.
+  const int cols = (step * (kSurfTileWidth - 1) + extent + 3 + 3) / 4 * 4;
   const size_t bytes = sizeof(uint32_t) * rows * cols;
   if (bytes > kTileBudgetBytes)
     return;
