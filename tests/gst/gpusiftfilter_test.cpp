@@ -27,10 +27,15 @@ SiftParams element_defaults() {
 }
 
 // The filter itself as the harness element (properties "name=value ..."), with a bus so that
-// its messages can be read.
+// its messages can be read. The harness starts the element at once, and the backend is fixed
+// from then on: it is set before, or a GPU host would run these suites on CUDA. The other
+// properties are set on the running element, as applications may.
 GstHarness* cpu_filter(const std::string& properties = "") {
-  GstHarness* h = gst_harness_new("gpusiftfilter");
-  gchar** assignments = g_strsplit(("backend=cpu " + properties).c_str(), " ", -1);
+  GstElement* filter = gst_element_factory_make("gpusiftfilter", nullptr);
+  gst_util_set_object_arg(G_OBJECT(filter), "backend", "cpu");
+  GstHarness* h = gst_harness_new_with_element(filter, "sink", "src");
+  gst_object_unref(filter);
+  gchar** assignments = g_strsplit(properties.c_str(), " ", -1);
   for (gchar** a = assignments; *a; ++a) {
     gchar** pair = g_strsplit(*a, "=", 2);
     if (pair[0] && pair[1])

@@ -26,7 +26,7 @@ mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -
 binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-demo")
 cp "${binaries[@]}" .gpu/bin/
 cp "$build"/gst/libgstgpusift.so .gpu/plugins/
-BUNDLE_PLUGINS="x264" bash ../shared/gpu/bundle-runtime.sh .gpu/runtime "${binaries[@]}" "$build"/gst/libgstgpusift.so \
+BUNDLE_PLUGINS="x264 coretracers" bash ../shared/gpu/bundle-runtime.sh .gpu/runtime "${binaries[@]}" "$build"/gst/libgstgpusift.so \
   >/dev/null
 cp -L "$build"/gst/keypoints/libgstkeypoints-1.0.so.0 .gpu/runtime/lib/
 # The runtime is large; it travels compressed and run.sh unpacks it.
