@@ -157,17 +157,37 @@ __global__ void detect_kernel(IntegralImageView sum, SurfLayerTable layers, Surf
   }
 }
 
-// Appends the blocks that cover rows [row_begin, row_end) x [col_begin, col_end) of octave o.
-void add_tiles(int o, int row_begin, int row_end, int col_begin, int col_end,
-               SurfOctaveTiles* entries, int* count, int* blocks) {
-  if (row_end <= row_begin || col_end <= col_begin)
+// The smallest rectangle of samples that covers the rectangles given to cover().
+struct SampleBounds {
+  int row_begin, row_end, col_begin, col_end;
+
+  static SampleBounds empty(int width, int height) { return SampleBounds{height, 0, width, 0}; }
+  template <typename Rectangle>
+  void cover(const Rectangle& r) {
+    if (r.row_begin >= r.row_end || r.col_begin >= r.col_end)
+      return;
+    row_begin = std::min(row_begin, r.row_begin);
+    row_end = std::max(row_end, r.row_end);
+    col_begin = std::min(col_begin, r.col_begin);
+    col_end = std::max(col_end, r.col_end);
+  }
+};
+
+// Appends the blocks that cover `bounds` of octave o.
+void add_tiles(int o, const SampleBounds& bounds, SurfOctaveTiles* entries, int* count,
+               int* blocks) {
+  if (bounds.row_end <= bounds.row_begin || bounds.col_end <= bounds.col_begin)
     return;
   SurfOctaveTiles& t = entries[(*count)++];
-  t = SurfOctaveTiles{
-      o,         *blocks, (col_end - col_begin + kSurfTileWidth - 1) / kSurfTileWidth,
-      row_begin, row_end, col_begin,
-      col_end};
-  *blocks += t.tiles_x * ((row_end - row_begin + kSurfTileHeight - 1) / kSurfTileHeight);
+  t = SurfOctaveTiles{o,
+                      *blocks,
+                      (bounds.col_end - bounds.col_begin + kSurfTileWidth - 1) / kSurfTileWidth,
+                      bounds.row_begin,
+                      bounds.row_end,
+                      bounds.col_begin,
+                      bounds.col_end};
+  *blocks +=
+      t.tiles_x * ((bounds.row_end - bounds.row_begin + kSurfTileHeight - 1) / kSurfTileHeight);
 }
 
 }  // namespace
@@ -176,20 +196,14 @@ namespace {
 
 // Grids, filters and the determinant launch's blocks of octave o.
 void plan_layers(int o, int width, int height, SurfPlan* plan) {
-  int row_begin = height, row_end = 0, col_begin = width, col_end = 0;
+  SampleBounds bounds = SampleBounds::empty(width, height);
   for (int l = 0; l < plan->layers; ++l) {
     const SurfLayerGrid g = surf_layer_grid(o, l, width, height);
     plan->grid[o][l] = g;
     plan->filter[o][l] = hessian_filter(g.size);
-    if (g.row_begin < g.row_end && g.col_begin < g.col_end) {
-      row_begin = std::min(row_begin, g.row_begin);
-      row_end = std::max(row_end, g.row_end);
-      col_begin = std::min(col_begin, g.col_begin);
-      col_end = std::max(col_end, g.col_end);
-    }
+    bounds.cover(g);
   }
-  add_tiles(o, row_begin, row_end, col_begin, col_end, plan->hessian, &plan->hessian_count,
-            &plan->hessian_blocks);
+  add_tiles(o, bounds, plan->hessian, &plan->hessian_count, &plan->hessian_blocks);
 }
 
 // The shared-memory tile of octave o, when it fits. A layer's filter at sample (i, j) reads rows
@@ -225,20 +239,13 @@ void plan_tile(int o, SurfPlan* plan) {
 
 // Search ranges of octave o's middle layers and the search launch's blocks.
 void plan_search(int o, int width, int height, SurfPlan* plan) {
-  int row_begin = height, row_end = 0, col_begin = width, col_end = 0;
+  SampleBounds bounds = SampleBounds::empty(width, height);
   for (int l = 1; l + 1 < plan->layers; ++l) {
-    const SurfSearchRange r =
+    plan->search[o][l] =
         surf_search_range(plan->grid[o][l - 1], plan->grid[o][l], plan->grid[o][l + 1]);
-    plan->search[o][l] = r;
-    if (r.empty())
-      continue;
-    row_begin = std::min(row_begin, r.row_begin);
-    row_end = std::max(row_end, r.row_end);
-    col_begin = std::min(col_begin, r.col_begin);
-    col_end = std::max(col_end, r.col_end);
+    bounds.cover(plan->search[o][l]);
   }
-  add_tiles(o, row_begin, row_end, col_begin, col_end, plan->searched, &plan->search_count,
-            &plan->search_blocks);
+  add_tiles(o, bounds, plan->searched, &plan->search_count, &plan->search_blocks);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../.."
 source .gpu/runtime/env.sh
 nvidia-smi --query-gpu=name --format=csv,noheader
 export GPUSIFT_TEST_DATA_DIR=$PWD/tests/data
+export GST_PLUGIN_PATH_1_0=$PWD/.gpu/plugins GST_PLUGIN_PATH=$PWD/.gpu/plugins
 for t in ${TESTS:-}; do timeout 300 $t > $out/$(basename $t).log 2>&1; echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)' $out/$(basename $t).log | tr '\n' ' ')"; grep -E "^\[  FAILED  \]" $out/$(basename $t).log | head; done
 B=.gpu/bin/gpusift-bench-cuda
 timeout 120 $B --sizes ${SIZES:-1920x1080} --frames 100 --opencv-runs 1 2>&1 | tail -8
