@@ -2,16 +2,15 @@
 
 #include <algorithm>
 #include <cstring>
-#include <string>
 #include <vector>
 
 #include "cuda_check.h"
 #include "device_memory.h"
+#include "extract_frame.h"
 #include "feature_kernels.h"
 #include "frame_staging.h"
 #include "gpusift/cuda_sift.h"
 #include "gpusift/extractor.h"
-#include "gpusift/frame_check.h"
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_extrema.h"
 #include "gpusift/sift_scale_space.h"
@@ -338,13 +337,7 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
   s.params = params;
   s.refine = RefineSettings{params.n_octave_layers, params.contrast_threshold,
                             params.edge_threshold, params.sigma, params.upscale ? -1 : 0};
-  if (cuda_device_count() == 0)
-    throw Error(ErrorCode::kNoDevice, "no CUDA device is available");
-  check(cudaGetDevice(&s.device), "cudaGetDevice");
-  if (device_id >= 0 && device_id != s.device)
-    throw Error(ErrorCode::kInvalidArgument,
-                "CUDA device " + std::to_string(device_id) + " is not the current device (" +
-                    std::to_string(s.device) + "); make it current before creating the extractor");
+  s.device = cuda::current_device_for(device_id);
   s.taps.push_back(cuda::make_gaussian_taps(initial_blur_sigma(params.sigma, params.upscale)));
   for (int level = 1; level < s.levels(); ++level)
     s.taps.push_back(
@@ -359,24 +352,10 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
 CudaSiftExtractor::~CudaSiftExtractor() = default;
 
 void CudaSiftExtractor::extract(const FrameView& frame, CudaStream stream, Features* out) {
-  out->clear();
   State& s = *state_;
-  s.result_count = 0;
-  const int bpp = bytes_per_pixel(frame.format);
-  if (bpp == 0)
-    throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
-  check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height, bpp);
-  try {
-    s.run(frame, stream, out);
-  } catch (const Error& error) {
-    cudaStreamSynchronize(stream);  // nothing of this frame may still write our buffers
-    cudaGetLastError();
-    out->clear();
-    s.result_count = 0;
-    if (error.code() == ErrorCode::kOutOfMemory)
-      s.release_layout();
-    throw;
-  }
+  cuda::extract_frame(
+      frame, stream, out, &s.result_count, [&] { s.run(frame, stream, out); },
+      [&] { s.release_layout(); });
 }
 
 DeviceFeatures CudaSiftExtractor::device_features() const {

@@ -3,15 +3,14 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "cuda_check.h"
 #include "cuda_event.h"
 #include "device_memory.h"
+#include "extract_frame.h"
 #include "frame_staging.h"
 #include "gpusift/extractor.h"
-#include "gpusift/frame_check.h"
 #include "list_primitives.h"
 #include "surf_kernels.h"
 
@@ -283,13 +282,7 @@ CudaSurfExtractor::CudaSurfExtractor(const SurfParams& params, int device_id) : 
   validate(params);
   State& s = *state_;
   s.params = params;
-  if (cuda_device_count() == 0)
-    throw Error(ErrorCode::kNoDevice, "no CUDA device is available");
-  check(cudaGetDevice(&s.device), "cudaGetDevice");
-  if (device_id >= 0 && device_id != s.device)
-    throw Error(ErrorCode::kInvalidArgument,
-                "CUDA device " + std::to_string(device_id) + " is not the current device (" +
-                    std::to_string(s.device) + "); make it current before creating the extractor");
+  s.device = cuda::current_device_for(device_id);
   s.orientation_weights = cuda::surf_orientation_weights();
   s.descriptor_weights = cuda::surf_descriptor_weights();
   s.allocate_lists(kCapacityStep);
@@ -298,24 +291,10 @@ CudaSurfExtractor::CudaSurfExtractor(const SurfParams& params, int device_id) : 
 CudaSurfExtractor::~CudaSurfExtractor() = default;
 
 void CudaSurfExtractor::extract(const FrameView& frame, CudaStream stream, Features* out) {
-  out->clear();
   State& s = *state_;
-  s.result_count = 0;
-  const int bpp = bytes_per_pixel(frame.format);
-  if (bpp == 0)
-    throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
-  check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height, bpp);
-  try {
-    s.run(frame, stream, out);
-  } catch (const Error& error) {
-    cudaStreamSynchronize(stream);  // nothing of this frame may still write our buffers
-    cudaGetLastError();
-    out->clear();
-    s.result_count = 0;
-    if (error.code() == ErrorCode::kOutOfMemory)
-      s.release_layout();
-    throw;
-  }
+  cuda::extract_frame(
+      frame, stream, out, &s.result_count, [&] { s.run(frame, stream, out); },
+      [&] { s.release_layout(); });
 }
 
 DeviceFeatures CudaSurfExtractor::device_features() const {
