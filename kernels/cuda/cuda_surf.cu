@@ -3,6 +3,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.h"
@@ -104,25 +105,30 @@ void CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int total,
   const int part_rows =
       std::max(kMinDescriptorPartRows, (total + kDescriptorParts - 1) / kDescriptorParts);
   const int parts = length > 0 ? (total + part_rows - 1) / part_rows : 0;
+  const size_t all_values = static_cast<size_t>(total) * length;
+  const size_t part_size = static_cast<size_t>(part_rows) * length;
+  const auto part_values = [&](int p) {  // offset and count of part p's values
+    const size_t first = p * part_size;
+    return std::make_pair(first, std::min(part_size, all_values - first));
+  };
   if (length > 0)
     cuda::describe_surf(integral_view(), kept, total, params.extended, descriptor_weights,
                         descriptors.get(), stream);
   for (int p = 0; p < parts; ++p) {
-    const int first = p * part_rows, rows = std::min(part_rows, total - first);
-    const size_t offset = static_cast<size_t>(first) * length;
-    check(cudaMemcpyAsync(host_descriptors.get() + offset, descriptors.get() + offset,
-                          sizeof(float) * rows * length, cudaMemcpyDeviceToHost, stream),
+    const auto [first, count] = part_values(p);
+    check(cudaMemcpyAsync(host_descriptors.get() + first, descriptors.get() + first,
+                          sizeof(float) * count, cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (descriptors)");
     descriptor_part_copied[p].record(stream);
   }
   // Appended part by part: resize() would first spend as long filling the vector with zeros.
   std::vector<float>& values = out->float_descriptors;
-  values.reserve(static_cast<size_t>(total) * length);
+  values.reserve(all_values);
   for (int p = 0; p < parts; ++p) {
-    const int first = p * part_rows, rows = std::min(part_rows, total - first);
-    const float* part = host_descriptors.get() + static_cast<size_t>(first) * length;
+    const auto [first, count] = part_values(p);
     descriptor_part_copied[p].wait();
-    values.insert(values.end(), part, part + static_cast<size_t>(rows) * length);
+    values.insert(values.end(), host_descriptors.get() + first,
+                  host_descriptors.get() + first + count);
   }
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
