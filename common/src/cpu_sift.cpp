@@ -4,18 +4,17 @@
 
 #include <algorithm>
 #include <cmath>
-#include <new>
 #include <utility>
 #include <vector>
 
 #include "cpu_image_ops.h"
 #include "gpusift/error.h"
-#include "gpusift/frame_check.h"
 #include "gpusift/keypoint_selection.h"
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_extrema.h"
 #include "gpusift/sift_orientation.h"
 #include "gpusift/sift_scale_space.h"
+#include "host_frame.h"
 
 namespace gpusift {
 
@@ -469,22 +468,18 @@ CpuSiftExtractor::~CpuSiftExtractor() = default;
 
 void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width, int height,
                                Features* out) {
-  out->clear();
-  check_frame(gray, pitch_bytes, width, height, 1);
   State& s = *state_;
-  try {
-    s.layout_for(width, height);
-    // The application may have raised the OpenMP thread count since the last frame.
-    s.reserve_threads(omp_get_max_threads());
-    s.build_and_detect(gray, pitch_bytes);
-    select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
-    s.describe(out);
-  } catch (const std::bad_alloc&) {
-    s.frame_width = s.frame_height = 0;
-    out->clear();
-    throw Error(ErrorCode::kOutOfMemory, "out of host memory for a " + std::to_string(width) + "x" +
-                                             std::to_string(height) + " frame");
-  }
+  cpu::extract_frame(
+      gray, pitch_bytes, width, height, out,
+      [&] {
+        s.layout_for(width, height);
+        // The application may have raised the OpenMP thread count since the last frame.
+        s.reserve_threads(omp_get_max_threads());
+        s.build_and_detect(gray, pitch_bytes);
+        select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
+        s.describe(out);
+      },
+      [&] { s.frame_width = s.frame_height = 0; });
 }
 
 Features CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width, int height) {

@@ -2,18 +2,16 @@
 
 #include <omp.h>
 
-#include <new>
-#include <string>
 #include <vector>
 
 #include "cpu_integral_image.h"
 #include "gpusift/error.h"
-#include "gpusift/frame_check.h"
 #include "gpusift/keypoint_selection.h"
 #include "gpusift/surf_descriptor.h"
 #include "gpusift/surf_extrema.h"
 #include "gpusift/surf_hessian.h"
 #include "gpusift/surf_orientation.h"
+#include "host_frame.h"
 
 namespace gpusift {
 
@@ -203,21 +201,18 @@ CpuSurfExtractor::~CpuSurfExtractor() = default;
 
 void CpuSurfExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width, int height,
                                Features* out) {
-  out->clear();
-  check_frame(gray, pitch_bytes, width, height, 1);
   State& s = *state_;
-  try {
-    s.layout_for(width, height);
-    cpu::integral_image(gray, pitch_bytes, width, height, s.integral.data(), s.integral_stride());
-    s.detect();
-    select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
-    s.describe(out);
-  } catch (const std::bad_alloc&) {
-    s.frame_width = s.frame_height = 0;
-    out->clear();
-    throw Error(ErrorCode::kOutOfMemory, "out of host memory for a " + std::to_string(width) + "x" +
-                                             std::to_string(height) + " frame");
-  }
+  cpu::extract_frame(
+      gray, pitch_bytes, width, height, out,
+      [&] {
+        s.layout_for(width, height);
+        cpu::integral_image(gray, pitch_bytes, width, height, s.integral.data(),
+                            s.integral_stride());
+        s.detect();
+        select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
+        s.describe(out);
+      },
+      [&] { s.frame_width = s.frame_height = 0; });
 }
 
 Features CpuSurfExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int width, int height) {
