@@ -11,6 +11,7 @@
 #include "frame_staging.h"
 #include "gpusift/cuda_sift.h"
 #include "gpusift/extractor.h"
+#include "gpusift/host_copy.h"
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_extrema.h"
 #include "gpusift/sift_scale_space.h"
@@ -323,12 +324,11 @@ void CudaSiftExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
   out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
   out->descriptor_format = params.descriptor;
   out->descriptor_size = value_bytes > 0 ? kDescriptorLength : 0;
-  if (params.descriptor == DescriptorFormat::kUint8) {
-    out->byte_descriptors.assign(host_descriptors.get(), host_descriptors.get() + descriptor_total);
-  } else if (value_bytes > 0) {
-    const float* values = reinterpret_cast<const float*>(host_descriptors.get());
-    out->float_descriptors.assign(values, values + descriptor_total / sizeof(float));
-  }
+  const bool as_bytes = params.descriptor == DescriptorFormat::kUint8;
+  const size_t float_values = as_bytes ? 0 : descriptor_total / sizeof(float);
+  copy_to_vector(host_descriptors.get(), as_bytes ? descriptor_total : 0, &out->byte_descriptors);
+  copy_to_vector(reinterpret_cast<const float*>(host_descriptors.get()), float_values,
+                 &out->float_descriptors);
 }
 
 CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : state_(new State) {

@@ -3,15 +3,13 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <utility>
-#include <vector>
 
 #include "cuda_check.h"
-#include "cuda_event.h"
 #include "device_memory.h"
 #include "extract_frame.h"
 #include "frame_staging.h"
 #include "gpusift/extractor.h"
+#include "gpusift/host_copy.h"
 #include "list_primitives.h"
 #include "surf_kernels.h"
 
@@ -26,11 +24,6 @@ namespace {
 constexpr int kStrideAlignment = 32;  // elements: rows start on 128-byte boundaries
 constexpr int kCapacityStep = 65536;  // candidates; the lists grow in these steps
 constexpr int kResultRowStep = 4096;
-// Descriptors come back to the host in up to this many parts, so that the host's copy of one part
-// into the caller's vector overlaps the transfer of the next ones. (Describing in parts as well
-// would leave most of the GPU idle during each part.)
-constexpr int kDescriptorParts = 4;
-constexpr int kMinDescriptorPartRows = 1024;
 
 int aligned_stride(int width) {
   return (width + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
@@ -74,7 +67,6 @@ struct CudaSurfExtractor::State {
   DeviceBuffer<float> descriptors;
   PinnedBuffer<Keypoint> host_keypoints;
   PinnedBuffer<float> host_descriptors;
-  cuda::OwnedEvent descriptor_part_copied[kDescriptorParts];
 
   const Keypoint* result_keypoints = nullptr;
   int result_count = 0;
@@ -94,44 +86,26 @@ struct CudaSurfExtractor::State {
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
 
-// Keypoints and descriptors of `kept` into `out`, the descriptors copied part by part.
+// Keypoints and descriptors of `kept` into `out`.
 void CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int total,
                                                 cudaStream_t stream, Features* out) {
   const int length = surf_descriptor_size(params);
+  const size_t values = static_cast<size_t>(total) * length;
   reserve_results(total, length);
-  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * total,
-                        cudaMemcpyDeviceToHost, stream),
-        "cudaMemcpyAsync (keypoints)");
-  const int part_rows =
-      std::max(kMinDescriptorPartRows, (total + kDescriptorParts - 1) / kDescriptorParts);
-  const int parts = length > 0 ? (total + part_rows - 1) / part_rows : 0;
-  const size_t all_values = static_cast<size_t>(total) * length;
-  const size_t part_size = static_cast<size_t>(part_rows) * length;
-  const auto part_values = [&](int p) {  // offset and count of part p's values
-    const size_t first = p * part_size;
-    return std::make_pair(first, std::min(part_size, all_values - first));
-  };
   if (length > 0)
     cuda::describe_surf(integral_view(), kept, total, params.extended, descriptor_weights,
                         descriptors.get(), stream);
-  for (int p = 0; p < parts; ++p) {
-    const auto [first, count] = part_values(p);
-    check(cudaMemcpyAsync(host_descriptors.get() + first, descriptors.get() + first,
-                          sizeof(float) * count, cudaMemcpyDeviceToHost, stream),
+  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * total,
+                        cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (keypoints)");
+  if (values > 0)
+    check(cudaMemcpyAsync(host_descriptors.get(), descriptors.get(), sizeof(float) * values,
+                          cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (descriptors)");
-    descriptor_part_copied[p].record(stream);
-  }
-  // Appended part by part: resize() would first spend as long filling the vector with zeros.
-  std::vector<float>& values = out->float_descriptors;
-  values.reserve(all_values);
-  for (int p = 0; p < parts; ++p) {
-    const auto [first, count] = part_values(p);
-    descriptor_part_copied[p].wait();
-    values.insert(values.end(), host_descriptors.get() + first,
-                  host_descriptors.get() + first + count);
-  }
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
   out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
+  out->byte_descriptors.clear();
+  copy_to_vector(host_descriptors.get(), values, &out->float_descriptors);
   out->descriptor_format = params.descriptor;
   out->descriptor_size = length;
 }

@@ -28,19 +28,21 @@ inline int current_device_for(int device_id) {
   return device;
 }
 
-// Checks the frame and runs `run()`. On a failure it waits for the stream, so that nothing of the
-// frame still writes the extractor's buffers, clears `out` and `result_count`, gives the
-// frame-size buffers back through `release_layout()` when memory ran out, and rethrows.
+// Checks the frame and runs `run()`, which fills `out` (its descriptor arrays keep their sizes
+// until then, see Features::clear_keeping_descriptor_sizes). On a failure it waits for the
+// stream, so that nothing of the frame still writes the extractor's buffers, clears `out` and
+// `result_count`, gives the frame-size buffers back through `release_layout()` when memory ran
+// out, and rethrows.
 template <typename Run, typename ReleaseLayout>
 void extract_frame(const FrameView& frame, cudaStream_t stream, Features* out, int* result_count,
                    Run&& run, ReleaseLayout&& release_layout) {
-  out->clear();
+  out->clear_keeping_descriptor_sizes();
   *result_count = 0;
-  const int bpp = bytes_per_pixel(frame.format);
-  if (bpp == 0)
-    throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
-  check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height, bpp);
   try {
+    const int bpp = bytes_per_pixel(frame.format);
+    if (bpp == 0)
+      throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
+    check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height, bpp);
     run();
   } catch (const Error& error) {
     cudaStreamSynchronize(stream);

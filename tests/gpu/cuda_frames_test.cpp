@@ -3,10 +3,13 @@
 #include <cuda_runtime.h>
 
 #include <functional>
+#include <utility>
+#include <vector>
 
 #include <opencv2/imgproc.hpp>
 
 #include "feature_agreement.h"
+#include "feature_identity.h"
 #include "gpu_fixture.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/error.h"
@@ -158,6 +161,37 @@ TEST_F(CudaFrames, ResolutionChangeRebuildsBuffers) {
   EXPECT_TRUE(identical(first, third));
   EXPECT_TRUE(
       identical(second, extract_host(fresh, small.data, small.step, small.cols, small.rows)));
+}
+
+// A video loop keeps one Features for every frame; the extractors leave its descriptor arrays at
+// their last sizes until they overwrite them. Each result must still equal a fresh one, whatever
+// frame, size or descriptor format came before.
+TEST_F(CudaFrames, ReusedFeaturesHoldExactlyEachFramesResult) {
+  const cv::Mat gray = load_gray("brick.png");
+  ASSERT_FALSE(gray.empty());
+  const cv::Mat small = resized(gray, 320, 240);
+  const cv::Mat tiny = resized(gray, 8, 8);
+  SiftParams bytes_params, bare_params;
+  bytes_params.descriptor = DescriptorFormat::kUint8;
+  bare_params.descriptor = DescriptorFormat::kNone;
+  CudaSiftExtractor floats{SiftParams{}}, bytes{bytes_params}, bare{bare_params};
+  const std::vector<std::pair<CudaSiftExtractor*, const cv::Mat*>> sequence = {
+      {&floats, &gray},  {&floats, &small}, {&floats, &tiny}, {&bytes, &gray},
+      {&floats, &small}, {&bare, &gray},    {&floats, &gray}};
+  Features reused;
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    CudaSiftExtractor& extractor = *sequence[i].first;
+    const cv::Mat& image = *sequence[i].second;
+    extractor.extract(FrameView{image.data, image.step, image.cols, image.rows, PixelFormat::kGray8,
+                                MemoryKind::kHost},
+                      stream_.get(), &reused);
+    EXPECT_TRUE(bit_identical(
+        reused, extract_host(extractor, image.data, image.step, image.cols, image.rows)))
+        << "frame " << i;
+    EXPECT_EQ(reused.descriptor_row_count(),
+              reused.descriptor_size > 0 ? static_cast<int>(reused.keypoints.size()) : 0)
+        << "frame " << i;
+  }
 }
 
 TEST_F(CudaFrames, OverflowKeepsTheStrongestAndSaysSo) {

@@ -115,6 +115,34 @@ TEST_F(CudaSurf, OctaveAndLayerCountsMatchCpuBackend) {
   }
 }
 
+// As CudaFrames.ReusedFeaturesHoldExactlyEachFramesResult: one Features through frames of other
+// sizes, a frame without keypoints and extractors without or with longer descriptors.
+TEST_F(CudaSurf, ReusedFeaturesHoldExactlyEachFramesResult) {
+  const cv::Mat gray = load_gray("astronaut.png");
+  ASSERT_FALSE(gray.empty());
+  const cv::Mat small = resized(gray, 320, 240);
+  const cv::Mat tiny = resized(gray, 8, 8);
+  SurfParams extended_params, bare_params;
+  extended_params.extended = true;
+  bare_params.descriptor = DescriptorFormat::kNone;
+  CudaSurfExtractor plain{SurfParams{}}, extended{extended_params}, bare{bare_params};
+  const std::vector<std::pair<CudaSurfExtractor*, const cv::Mat*>> sequence = {
+      {&plain, &gray},  {&plain, &small}, {&plain, &tiny}, {&extended, &gray},
+      {&plain, &small}, {&bare, &gray},   {&plain, &gray}};
+  Features reused;
+  for (size_t i = 0; i < sequence.size(); ++i) {
+    CudaSurfExtractor& extractor = *sequence[i].first;
+    const cv::Mat& image = *sequence[i].second;
+    extractor.extract(FrameView{image.data, image.step, image.cols, image.rows, PixelFormat::kGray8,
+                                MemoryKind::kHost},
+                      stream_.get(), &reused);
+    EXPECT_TRUE(bit_identical(reused, extract(extractor, image))) << "frame " << i;
+    EXPECT_EQ(reused.descriptor_row_count(),
+              reused.descriptor_size > 0 ? static_cast<int>(reused.keypoints.size()) : 0)
+        << "frame " << i;
+  }
+}
+
 TEST_F(CudaSurf, UprightExtendedAndKeypointOnlyVariantsMatchCpuBackend) {
   const cv::Mat gray = load_gray("astronaut.png");
   ASSERT_FALSE(gray.empty());

@@ -22,9 +22,15 @@ struct Features {
 
   // Empties the result but keeps the vectors' storage for the next frame.
   void clear() {
-    keypoints.clear();
+    clear_keeping_descriptor_sizes();
     float_descriptors.clear();
     byte_descriptors.clear();
+  }
+
+  // As clear(), but the descriptor arrays keep their sizes, for an extractor that overwrites them:
+  // emptied, they would be filled with zeros again before each frame's rows are copied in.
+  void clear_keeping_descriptor_sizes() {
+    keypoints.clear();
     descriptor_format = DescriptorFormat::kNone;
     descriptor_size = 0;
     detected_count = 0;
