@@ -81,33 +81,42 @@ struct CudaSurfExtractor::State {
   void release_layout();
   int collect_count(const int* device_value, cudaStream_t stream);
   int detect(cudaStream_t stream);
-  int order_and_deduplicate(int n, cudaStream_t stream);
-  void describe_to_host(const Keypoint* kept, int total, cudaStream_t stream, Features* out);
+  void order_canonically(int n, cudaStream_t stream);
+  int describe_to_host(const Keypoint* kept, int rows, const int* count_on_device,
+                       cudaStream_t stream, Features* out);
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
 
-// Keypoints and descriptors of `kept` into `out`.
-void CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int total,
-                                                cudaStream_t stream, Features* out) {
+// Keypoints and descriptors of `kept` into `out`, and their count: `rows`, or at most that many
+// when the count is still on the device (count_on_device), where it comes back with the results.
+int CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int rows,
+                                               const int* count_on_device, cudaStream_t stream,
+                                               Features* out) {
   const int length = surf_descriptor_size(params);
-  const size_t values = static_cast<size_t>(total) * length;
-  reserve_results(total, length);
+  reserve_results(rows, length);
   if (length > 0)
-    cuda::describe_surf(integral_view(), kept, total, params.extended, descriptor_weights,
-                        descriptors.get(), stream);
-  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * total,
-                        cudaMemcpyDeviceToHost, stream),
+    cuda::describe_surf(integral_view(), kept, rows, count_on_device, params.extended,
+                        descriptor_weights, descriptors.get(), stream);
+  if (count_on_device)
+    check(cudaMemcpyAsync(host_counters.get() + 1, count_on_device, sizeof(int),
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (count)");
+  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * rows, cudaMemcpyDeviceToHost,
+                        stream),
         "cudaMemcpyAsync (keypoints)");
-  if (values > 0)
-    check(cudaMemcpyAsync(host_descriptors.get(), descriptors.get(), sizeof(float) * values,
+  if (length > 0 && rows > 0)
+    check(cudaMemcpyAsync(host_descriptors.get(), descriptors.get(), sizeof(float) * rows * length,
                           cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (descriptors)");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  const int total = count_on_device ? std::min(host_counters.get()[1], rows) : rows;
   out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
   out->byte_descriptors.clear();
-  copy_to_vector(host_descriptors.get(), values, &out->float_descriptors);
+  copy_to_vector(host_descriptors.get(), static_cast<size_t>(total) * length,
+                 &out->float_descriptors);
   out->descriptor_format = params.descriptor;
   out->descriptor_size = length;
+  return total;
 }
 
 void CudaSurfExtractor::State::allocate_lists(int needed) {
@@ -207,7 +216,7 @@ int CudaSurfExtractor::State::detect(cudaStream_t stream) {
 
 // Orients the candidates and leaves the survivors in `keypoints`, in the canonical order without
 // duplicates (the CPU's sort_and_deduplicate); returns their count.
-int CudaSurfExtractor::State::order_and_deduplicate(int n, cudaStream_t stream) {
+void CudaSurfExtractor::State::order_canonically(int n, cudaStream_t stream) {
   cuda::orient_surf_candidates(integral_view(), candidates.get(), n, params.upright,
                                orientation_weights, oriented.get(), keys.get(), indices.get(),
                                stream);
@@ -218,7 +227,6 @@ int CudaSurfExtractor::State::order_and_deduplicate(int n, cudaStream_t stream) 
                           n, placed.get(), keep.get(), stream);
   cuda::select_kept(scratch.data, scratch.bytes, placed.get(), keep.get(), n, keypoints.get(),
                     counters.get() + 1, stream);
-  return collect_count(counters.get() + 1, stream);
 }
 
 void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, Features* out) {
@@ -230,7 +238,19 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
                        integral_stride, stream);
   cuda::hessian_layers(integral_view(), layers, plan, stream);
   const int found = detect(stream);
-  int total = found > 0 ? order_and_deduplicate(found, stream) : 0;
+  if (found > 0)
+    order_canonically(found, stream);
+  if (params.nfeatures == 0 && found <= params.max_keypoints) {
+    // No limit can cut (at most `found` keypoints remain): their count comes back with the
+    // results instead of in a host synchronisation of its own.
+    const int total = describe_to_host(keypoints.get(), found,
+                                       found > 0 ? counters.get() + 1 : nullptr, stream, out);
+    out->detected_count = total;
+    result_keypoints = keypoints.get();
+    result_count = total;
+    return;
+  }
+  int total = found > 0 ? collect_count(counters.get() + 1, stream) : 0;
 
   // As the CPU's retain_strongest: the strongest by response, ties to the canonically first
   // (keep_strongest's sort is stable), left in the canonical order.
@@ -253,7 +273,7 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
     out->overflowed = true;
   }
 
-  describe_to_host(current, total, stream, out);
+  describe_to_host(current, total, nullptr, stream, out);
   result_keypoints = current;
   result_count = total;
 }

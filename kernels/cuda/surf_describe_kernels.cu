@@ -11,7 +11,8 @@ constexpr int kWarpsPerBlock = 4;
 constexpr int kSamples = kSurfSamplesPerSide * kSurfSamplesPerSide;
 
 __global__ void describe_kernel(IntegralImageView sum, const Keypoint* keypoints, int count,
-                                bool extended, SurfDescriptorWeights weights, float* descriptors) {
+                                const int* count_on_device, bool extended,
+                                SurfDescriptorWeights weights, float* descriptors) {
   __shared__ float shared_weights[kSamples];
   __shared__ float nodes[kWarpsPerBlock][kSurfNodeCount];
   __shared__ float values[kWarpsPerBlock][kSurfExtendedDescriptorSize];
@@ -20,7 +21,7 @@ __global__ void describe_kernel(IntegralImageView sum, const Keypoint* keypoints
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int k = blockIdx.x * kWarpsPerBlock + warp;
-  if (k >= count)
+  if (k >= (count_on_device ? min(*count_on_device, count) : count))
     return;
   const SurfDescriptorWindow window = surf_descriptor_window(keypoints[k], sum.width, sum.height);
   // Consecutive lanes take nodes along the window axis nearer the image's rows, so that a warp's
@@ -68,13 +69,13 @@ SurfDescriptorWeights surf_descriptor_weights() {
 }
 
 void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, int count,
-                   bool extended, const SurfDescriptorWeights& weights, float* descriptors,
-                   cudaStream_t stream) {
+                   const int* count_on_device, bool extended, const SurfDescriptorWeights& weights,
+                   float* descriptors, cudaStream_t stream) {
   if (count == 0)
     return;
   const int blocks = (count + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  describe_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(sum, keypoints, count, extended,
-                                                              weights, descriptors);
+  describe_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
+      sum, keypoints, count, count_on_device, extended, weights, descriptors);
   check_launch("describe_kernel");
 }
 

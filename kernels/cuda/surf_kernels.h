@@ -138,9 +138,10 @@ void place_canonically(const Keypoint* keypoints, const SurfCandidate* candidate
 void select_kept(void* scratch, size_t scratch_bytes, const Keypoint* in, const uint8_t* keep,
                  int n, Keypoint* out, int* count, cudaStream_t stream);
 
-// Descriptor rows (64, or 128 when extended) of keypoints[0..count).
+// Descriptor rows (64, or 128 when extended) of keypoints[0..count), or of the first
+// *count_on_device of them when that pointer is given.
 void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, int count,
-                   bool extended, const SurfDescriptorWeights& weights, float* descriptors,
-                   cudaStream_t stream);
+                   const int* count_on_device, bool extended, const SurfDescriptorWeights& weights,
+                   float* descriptors, cudaStream_t stream);
 
 }  // namespace gpusift::cuda
