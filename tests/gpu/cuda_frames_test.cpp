@@ -163,9 +163,8 @@ TEST_F(CudaFrames, ResolutionChangeRebuildsBuffers) {
       identical(second, extract_host(fresh, small.data, small.step, small.cols, small.rows)));
 }
 
-// A video loop keeps one Features for every frame; the extractors leave its descriptor arrays at
-// their last sizes until they overwrite them. Each result must still equal a fresh one, whatever
-// frame, size or descriptor format came before.
+// One Features through frames of other sizes, a frame without keypoints and extractors with
+// other descriptor formats (see expect_reused_features_hold_each_result).
 TEST_F(CudaFrames, ReusedFeaturesHoldExactlyEachFramesResult) {
   const cv::Mat gray = load_gray("brick.png");
   ASSERT_FALSE(gray.empty());
@@ -178,20 +177,7 @@ TEST_F(CudaFrames, ReusedFeaturesHoldExactlyEachFramesResult) {
   const std::vector<std::pair<CudaSiftExtractor*, const cv::Mat*>> sequence = {
       {&floats, &gray},  {&floats, &small}, {&floats, &tiny}, {&bytes, &gray},
       {&floats, &small}, {&bare, &gray},    {&floats, &gray}};
-  Features reused;
-  for (size_t i = 0; i < sequence.size(); ++i) {
-    CudaSiftExtractor& extractor = *sequence[i].first;
-    const cv::Mat& image = *sequence[i].second;
-    extractor.extract(FrameView{image.data, image.step, image.cols, image.rows, PixelFormat::kGray8,
-                                MemoryKind::kHost},
-                      stream_.get(), &reused);
-    EXPECT_TRUE(bit_identical(
-        reused, extract_host(extractor, image.data, image.step, image.cols, image.rows)))
-        << "frame " << i;
-    EXPECT_EQ(reused.descriptor_row_count(),
-              reused.descriptor_size > 0 ? static_cast<int>(reused.keypoints.size()) : 0)
-        << "frame " << i;
-  }
+  expect_reused_features_hold_each_result(sequence);
 }
 
 TEST_F(CudaFrames, OverflowKeepsTheStrongestAndSaysSo) {

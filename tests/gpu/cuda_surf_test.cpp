@@ -129,18 +129,7 @@ TEST_F(CudaSurf, ReusedFeaturesHoldExactlyEachFramesResult) {
   const std::vector<std::pair<CudaSurfExtractor*, const cv::Mat*>> sequence = {
       {&plain, &gray},  {&plain, &small}, {&plain, &tiny}, {&extended, &gray},
       {&plain, &small}, {&bare, &gray},   {&plain, &gray}};
-  Features reused;
-  for (size_t i = 0; i < sequence.size(); ++i) {
-    CudaSurfExtractor& extractor = *sequence[i].first;
-    const cv::Mat& image = *sequence[i].second;
-    extractor.extract(FrameView{image.data, image.step, image.cols, image.rows, PixelFormat::kGray8,
-                                MemoryKind::kHost},
-                      stream_.get(), &reused);
-    EXPECT_TRUE(bit_identical(reused, extract(extractor, image))) << "frame " << i;
-    EXPECT_EQ(reused.descriptor_row_count(),
-              reused.descriptor_size > 0 ? static_cast<int>(reused.keypoints.size()) : 0)
-        << "frame " << i;
-  }
+  expect_reused_features_hold_each_result(sequence);
 }
 
 TEST_F(CudaSurf, UprightExtendedAndKeypointOnlyVariantsMatchCpuBackend) {

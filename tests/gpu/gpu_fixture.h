@@ -5,7 +5,11 @@
 
 #include <cstring>
 #include <memory>
+#include <opencv2/core.hpp>
+#include <utility>
+#include <vector>
 
+#include "feature_identity.h"
 #include "gpusift/cuda_sift.h"
 
 namespace gpusift::testing {
@@ -20,6 +24,28 @@ class CudaTest : public ::testing::Test {
     extractor.extract(FrameView{data, pitch, width, height, format, MemoryKind::kHost},
                       stream_.get(), &out);
     return out;
+  }
+
+  // A video loop keeps one Features for every frame; the extractors leave its descriptor arrays
+  // at their last sizes until they overwrite them. Extracts `sequence` (extractor, GRAY8 image)
+  // into one reused Features and expects each result to equal a fresh one.
+  template <typename Extractor>
+  void expect_reused_features_hold_each_result(
+      const std::vector<std::pair<Extractor*, const cv::Mat*>>& sequence) {
+    Features reused;
+    for (size_t i = 0; i < sequence.size(); ++i) {
+      Extractor& extractor = *sequence[i].first;
+      const cv::Mat& image = *sequence[i].second;
+      const FrameView frame{image.data, image.step,          image.cols,
+                            image.rows, PixelFormat::kGray8, MemoryKind::kHost};
+      extractor.extract(frame, stream_.get(), &reused);
+      Features fresh;
+      extractor.extract(frame, stream_.get(), &fresh);
+      EXPECT_TRUE(bit_identical(reused, fresh)) << "frame " << i;
+      EXPECT_EQ(reused.descriptor_row_count(),
+                reused.descriptor_size > 0 ? static_cast<int>(reused.keypoints.size()) : 0)
+          << "frame " << i;
+    }
   }
 
   ScopedCudaDevice device_;

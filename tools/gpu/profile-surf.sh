@@ -17,20 +17,8 @@ NCU=$(which ncu || echo /usr/local/cuda/bin/ncu)
 timeout 300 $NCU --csv --metrics gpu__time_duration.sum --kernel-name regex:'integral_|hessian_kernel|orient_kernel|place_kernel|describe_kernel|detect_kernel|Device|mark_first|gather|emit|orientation_kernel|convert|blur|decimate' $B --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > $out/ncu.csv 2>$out/ncu.err
 echo ncu rc=$?
 tail -3 $out/ncu.err
-python3 - $out/ncu.csv <<'PY'
-import csv,sys,collections
-rows=[r for r in csv.reader(open(sys.argv[1])) if len(r)>10]
-h=rows[0]; n=h.index('Kernel Name'); v=h.index('Metric Value'); i=h.index('ID')
-ks=[(int(r[i]),r[n].split('(')[0].split('::')[-1][:50],float(r[v].replace(',',''))) for r in rows[1:] if r[v].replace(',','').replace('.','').isdigit()]
-ks.sort()
-# The first SURF extraction (default parameters): from the first integral_rows_kernel to the next.
-starts=[j for j,k in enumerate(ks) if k[1]=='integral_rows_kernel'] + [len(ks)]
-last=ks[starts[0]:starts[1]]
-tot=collections.defaultdict(float); cnt=collections.Counter()
-for _,name,ns in last: tot[name]+=ns; cnt[name]+=1
-print('SURF frame: %d kernels, %.1f us'%(len(last),sum(tot.values())/1000))
-for k in sorted(tot,key=lambda k:-tot[k]): print('%-50s %3d %8.1f us'%(k,cnt[k],tot[k]/1000))
-PY
+# The first SURF extraction (default parameters) after the SIFT ones.
+python3 tools/gpu/ncu_summary.py $out/ncu.csv 0 integral_rows_kernel
 # Instruction mix of the SURF kernels named in KERNELS (regex on mangled names).
 for k in ${KERNELS:-}; do
   timeout 200 $NCU --kernel-name-base mangled --section SourceCounters --section SpeedOfLight --import-source no -k regex:"$k" --launch-skip 1 -c 1 -o $out/k .gpu/bin/gpusift-bench-cuda --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > /dev/null 2>&1
