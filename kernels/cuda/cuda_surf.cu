@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "cuda_event.h"
 #include "device_memory.h"
 #include "extract_frame.h"
 #include "frame_staging.h"
@@ -46,77 +47,83 @@ struct CudaSurfExtractor::State {
   int integral_stride = 0;
   DeviceBuffer<uint32_t> integral;
   DeviceBuffer<float> determinants;
+  DeviceBuffer<uint32_t> masks;
   cuda::SurfLayerTable layers{};
   cuda::SurfPlan plan{};
   cuda::FrameStaging staging;
+
+  // Per frame width: the canonical order's bins, one per column.
+  DeviceBuffer<int> bin_counts, bin_starts, kept_starts;
 
   // Per candidate capacity, grown when a frame has more candidates. lists_ready is false while
   // a failed allocation has left some list without memory.
   int capacity = 0;
   bool lists_ready = false;
   DeviceBuffer<cuda::SurfCandidate> candidates;
-  DeviceBuffer<Keypoint> oriented, placed, keypoints, selected;
-  DeviceBuffer<uint64_t> keys, keys_sorted;
-  DeviceBuffer<uint32_t> indices, indices_sorted, order, order_sorted;
+  DeviceBuffer<Keypoint> oriented, keypoints, selected;
+  DeviceBuffer<int> candidate_bins;
+  DeviceBuffer<uint32_t> binned, ranked, order, order_sorted;
   DeviceBuffer<float> responses, responses_sorted;
   DeviceBuffer<uint8_t> keep, list_scratch;
+  // A row per candidate, as describing starts before the count is known. The descriptor kernel
+  // writes each row to both: the host's copy crosses PCIe while the kernel runs, instead of in a
+  // copy after it.
+  DeviceBuffer<float> descriptors;
+  PinnedBuffer<float> host_descriptors;
   DeviceBuffer<int> counters;  // [0] candidates, [1] unique keypoints, [2] strongest kept
   PinnedBuffer<int> host_counters;
+  cuda::Event counted;  // the counters' copy to the host is done
 
   // Per result size.
-  DeviceBuffer<float> descriptors;
   PinnedBuffer<Keypoint> host_keypoints;
-  PinnedBuffer<float> host_descriptors;
 
   const Keypoint* result_keypoints = nullptr;
   int result_count = 0;
 
+  float threshold() const { return static_cast<float>(params.hessian_threshold); }
   IntegralImageView integral_view() const {
     return IntegralImageView{integral.get(), width, height, integral_stride};
   }
 
+  cuda::SurfOrderWork order_work() {
+    return cuda::SurfOrderWork{
+        width,        bin_counts.get(), bin_starts.get(), kept_starts.get(), candidate_bins.get(),
+        binned.get(), ranked.get(),     keep.get()};
+  }
+
   void allocate_lists(int needed);
-  void reserve_results(int count, int length);
+  void reserve_results(int count);
   void layout_for(int frame_width, int frame_height);
   void release_layout();
-  int collect_count(const int* device_value, cudaStream_t stream);
-  int detect(cudaStream_t stream);
-  void order_canonically(int n, cudaStream_t stream);
-  int describe_to_host(const Keypoint* kept, int rows, const int* count_on_device,
-                       cudaStream_t stream, Features* out);
+  void detect_and_order(cudaStream_t stream);
+  void describe(const Keypoint* kept, const int* count, cudaStream_t stream);
+  void copy_results_to_host(const Keypoint* kept, int count, cudaStream_t stream, Features* out);
+  void keep_at_most(int limit, Keypoint** current, int* total, cudaStream_t stream);
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
 
-// Keypoints and descriptors of `kept` into `out`, and their count: `rows`, or at most that many
-// when the count is still on the device (count_on_device), where it comes back with the results.
-int CudaSurfExtractor::State::describe_to_host(const Keypoint* kept, int rows,
-                                               const int* count_on_device, cudaStream_t stream,
-                                               Features* out) {
+void CudaSurfExtractor::State::describe(const Keypoint* kept, const int* count,
+                                        cudaStream_t stream) {
+  if (surf_descriptor_size(params) > 0)
+    cuda::describe_surf(integral_view(), kept, count, capacity, params.extended, descriptor_weights,
+                        descriptors.get(), host_descriptors.get(), stream);
+}
+
+// The first `count` keypoints of `kept` and their descriptors into `out`.
+void CudaSurfExtractor::State::copy_results_to_host(const Keypoint* kept, int count,
+                                                    cudaStream_t stream, Features* out) {
   const int length = surf_descriptor_size(params);
-  reserve_results(rows, length);
-  if (length > 0)
-    cuda::describe_surf(integral_view(), kept, rows, count_on_device, params.extended,
-                        descriptor_weights, descriptors.get(), stream);
-  if (count_on_device)
-    check(cudaMemcpyAsync(host_counters.get() + 1, count_on_device, sizeof(int),
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (count)");
-  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * rows, cudaMemcpyDeviceToHost,
-                        stream),
+  reserve_results(count);
+  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * count,
+                        cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync (keypoints)");
-  if (length > 0 && rows > 0)
-    check(cudaMemcpyAsync(host_descriptors.get(), descriptors.get(), sizeof(float) * rows * length,
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (descriptors)");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  const int total = count_on_device ? std::min(host_counters.get()[1], rows) : rows;
-  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
+  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + count);
   out->byte_descriptors.clear();
-  copy_to_vector(host_descriptors.get(), static_cast<size_t>(total) * length,
+  copy_to_vector(host_descriptors.get(), static_cast<size_t>(count) * length,
                  &out->float_descriptors);
   out->descriptor_format = params.descriptor;
   out->descriptor_size = length;
-  return total;
 }
 
 void CudaSurfExtractor::State::allocate_lists(int needed) {
@@ -125,39 +132,39 @@ void CudaSurfExtractor::State::allocate_lists(int needed) {
   lists_ready = false;
   candidates.reserve(cap);
   oriented.reserve(cap);
-  placed.reserve(cap);
   keypoints.reserve(cap);
   selected.reserve(cap);
-  keys.reserve(cap);
-  keys_sorted.reserve(cap);
-  indices.reserve(cap);
-  indices_sorted.reserve(cap);
+  candidate_bins.reserve(cap);
+  binned.reserve(cap);
+  ranked.reserve(cap);
   order.reserve(cap);
   order_sorted.reserve(cap);
   responses.reserve(cap);
   responses_sorted.reserve(cap);
   keep.reserve(cap);
   list_scratch.reserve(cuda::list_scratch_bytes(wanted));
+  const size_t descriptor_values = std::max<size_t>(cap * surf_descriptor_size(params), 1);
+  descriptors.reserve(descriptor_values);
+  host_descriptors.reserve(descriptor_values);
   counters.reserve(4);
   host_counters.reserve(4);
   capacity = wanted;
   lists_ready = true;
 }
 
-void CudaSurfExtractor::State::reserve_results(int count, int length) {
+void CudaSurfExtractor::State::reserve_results(int count) {
   // Grows in steps so that a slowly rising count does not reallocate on every frame.
-  const size_t rows = round_up(std::max(count, 1), kResultRowStep);
-  host_keypoints.reserve(rows);
-  if (length > 0) {
-    descriptors.reserve(rows * length);
-    host_descriptors.reserve(rows * length);
-  }
+  host_keypoints.reserve(round_up(std::max(count, 1), kResultRowStep));
 }
 
 void CudaSurfExtractor::State::release_layout() {
   width = height = 0;
   integral.release();
   determinants.release();
+  masks.release();
+  bin_counts.release();
+  bin_starts.release();
+  kept_starts.release();
   layers = cuda::SurfLayerTable{};
 }
 
@@ -167,19 +174,29 @@ void CudaSurfExtractor::State::layout_for(int frame_width, int frame_height) {
   release_layout();
   integral_stride = aligned_stride(frame_width + 1);
   integral.reserve(static_cast<size_t>(integral_stride) * (frame_height + 1));
+  bin_counts.reserve(frame_width);
+  bin_starts.reserve(frame_width + 1);
+  kept_starts.reserve(frame_width + 1);
 
   cuda::SurfLayerTable table{};
   table.octaves = params.n_octaves;
   table.layers = params.n_octave_layers + 2;
-  size_t total = 0;
+  size_t total = 0, mask_total = 0;
   for (int o = 0; o < table.octaves; ++o) {
     table.width[o] = frame_width >> o;
     table.height[o] = frame_height >> o;
     table.stride[o] = aligned_stride(std::max(table.width[o], 1));
     table.plane[o] = static_cast<size_t>(table.stride[o]) * table.height[o];
     total += table.plane[o] * table.layers;
+    table.mask_words[o] = (table.width[o] + 31) / 32;
+    table.mask_plane[o] = static_cast<size_t>(table.mask_words[o]) * table.height[o];
+    table.mask_offset[o] = mask_total;
+    mask_total += table.mask_plane[o] * (table.layers - 2);
   }
+  table.mask_offset[table.octaves] = mask_total;
   determinants.reserve(std::max<size_t>(total, 1));
+  masks.reserve(std::max<size_t>(mask_total, 1));
+  table.masks = masks.get();
   float* cursor = determinants.get();
   for (int o = 0; o < table.octaves; ++o) {
     table.data[o] = cursor;
@@ -191,42 +208,34 @@ void CudaSurfExtractor::State::layout_for(int frame_width, int frame_height) {
   height = frame_height;
 }
 
-int CudaSurfExtractor::State::collect_count(const int* device_value, cudaStream_t stream) {
-  check(cudaMemcpyAsync(host_counters.get(), device_value, sizeof(int), cudaMemcpyDeviceToHost,
-                        stream),
-        "cudaMemcpyAsync (count)");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  return host_counters.get()[0];
+// Candidates, oriented, then the survivors in `keypoints` in the canonical order without
+// duplicates (the CPU's sort_and_deduplicate): counters[0] candidates, [1] survivors. Nothing
+// waits for the host; a candidate count past the capacity is found when the counts come back.
+void CudaSurfExtractor::State::detect_and_order(cudaStream_t stream) {
+  check(cudaMemsetAsync(counters.get(), 0, 2 * sizeof(int), stream), "cudaMemsetAsync");
+  check(cudaMemsetAsync(bin_counts.get(), 0, sizeof(int) * width, stream), "cudaMemsetAsync");
+  cuda::detect_surf_maxima(integral_view(), layers, plan, threshold(),
+                           cuda::SurfCandidateList{candidates.get(), counters.get(), capacity},
+                           stream);
+  const cuda::SurfOrderWork work = order_work();
+  cuda::orient_surf_candidates(integral_view(), candidates.get(), counters.get(), capacity,
+                               params.upright, orientation_weights, oriented.get(), work, stream);
+  cuda::order_surf_keypoints(oriented.get(), candidates.get(), counters.get(), capacity, work,
+                             keypoints.get(), counters.get() + 1, stream);
 }
 
-// Candidates of the frame, all of them: a count past the capacity grows the lists and detects
-// again, since which candidates won the slots of a full list would change from run to run.
-int CudaSurfExtractor::State::detect(cudaStream_t stream) {
-  for (;;) {
-    check(cudaMemsetAsync(counters.get(), 0, sizeof(int), stream), "cudaMemsetAsync");
-    cuda::detect_surf_maxima(
-        integral_view(), layers, plan, static_cast<float>(params.hessian_threshold),
-        cuda::SurfCandidateList{candidates.get(), counters.get(), capacity}, stream);
-    const int found = collect_count(counters.get(), stream);
-    if (found <= capacity)
-      return found;
-    allocate_lists(found);
-  }
-}
-
-// Orients the candidates and leaves the survivors in `keypoints`, in the canonical order without
-// duplicates (the CPU's sort_and_deduplicate); returns their count.
-void CudaSurfExtractor::State::order_canonically(int n, cudaStream_t stream) {
-  cuda::orient_surf_candidates(integral_view(), candidates.get(), n, params.upright,
-                               orientation_weights, oriented.get(), keys.get(), indices.get(),
-                               stream);
+// As the CPU's retain_strongest: the strongest `limit` by response, ties to the canonically first
+// (keep_strongest's sort is stable), left in the canonical order.
+void CudaSurfExtractor::State::keep_at_most(int limit, Keypoint** current, int* total,
+                                            cudaStream_t stream) {
   const cuda::Scratch scratch{list_scratch.get(), list_scratch.bytes()};
-  cuda::sort_by_key(scratch, keys.get(), keys_sorted.get(), indices.get(), indices_sorted.get(), n,
-                    64, stream);
-  cuda::place_canonically(oriented.get(), candidates.get(), keys_sorted.get(), indices_sorted.get(),
-                          n, placed.get(), keep.get(), stream);
-  cuda::select_kept(scratch.data, scratch.bytes, placed.get(), keep.get(), n, keypoints.get(),
-                    counters.get() + 1, stream);
+  const cuda::StrongestWork work{responses.get(), responses_sorted.get(),
+                                 order.get(),     order_sorted.get(),
+                                 keep.get(),      counters.get() + 2};
+  Keypoint* other = *current == keypoints.get() ? selected.get() : keypoints.get();
+  cuda::keep_strongest(scratch, work, *current, *total, limit, other, stream);
+  *current = other;
+  *total = limit;
 }
 
 void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, Features* out) {
@@ -236,44 +245,46 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
   const cuda::StagedFrame staged = staging.stage(frame, device, stream);
   cuda::integral_image(staged.data, staged.pitch_bytes, frame.format, width, height, integral.get(),
                        integral_stride, stream);
-  cuda::hessian_layers(integral_view(), layers, plan, stream);
-  const int found = detect(stream);
-  if (found > 0)
-    order_canonically(found, stream);
-  if (params.nfeatures == 0 && found <= params.max_keypoints) {
-    // No limit can cut (at most `found` keypoints remain): their count comes back with the
-    // results instead of in a host synchronisation of its own.
-    const int total = describe_to_host(keypoints.get(), found,
-                                       found > 0 ? counters.get() + 1 : nullptr, stream, out);
-    out->detected_count = total;
-    result_keypoints = keypoints.get();
-    result_count = total;
-    return;
+  check(cudaMemsetAsync(masks.get(), 0, sizeof(uint32_t) * layers.mask_offset[layers.octaves],
+                        stream),
+        "cudaMemsetAsync");
+  cuda::hessian_layers(integral_view(), layers, plan, threshold(), stream);
+  // Without nfeatures the survivors are described before their count reaches the host, so the
+  // GPU is still busy while the host waits for it; a limit that cuts describes again.
+  const bool describe_early = params.nfeatures == 0;
+  for (;;) {
+    detect_and_order(stream);
+    if (describe_early)
+      describe(keypoints.get(), counters.get() + 1, stream);
+    check(cudaMemcpyAsync(host_counters.get(), counters.get(), 2 * sizeof(int),
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (counts)");
+    counted.record(stream);
+    counted.synchronize();
+    const int found = host_counters.get()[0];
+    if (found <= capacity)
+      break;
+    // Which candidates won the slots of a full list would change from run to run: grow the
+    // lists and detect again, once the kernels still using them are done.
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    allocate_lists(found);
   }
-  int total = found > 0 ? collect_count(counters.get() + 1, stream) : 0;
-
-  // As the CPU's retain_strongest: the strongest by response, ties to the canonically first
-  // (keep_strongest's sort is stable), left in the canonical order.
-  const cuda::Scratch scratch{list_scratch.get(), list_scratch.bytes()};
-  const cuda::StrongestWork work{responses.get(), responses_sorted.get(),
-                                 order.get(),     order_sorted.get(),
-                                 keep.get(),      counters.get() + 2};
+  int total = host_counters.get()[1];
   Keypoint* current = keypoints.get();
-  auto keep_at_most = [&](int limit) {
-    Keypoint* other = current == keypoints.get() ? selected.get() : keypoints.get();
-    cuda::keep_strongest(scratch, work, current, total, limit, other, stream);
-    current = other;
-    total = limit;
-  };
-  if (params.nfeatures > 0 && total > params.nfeatures)
-    keep_at_most(params.nfeatures);
+  bool cut = false;
+  if (params.nfeatures > 0 && total > params.nfeatures) {
+    keep_at_most(params.nfeatures, &current, &total, stream);
+    cut = true;
+  }
   out->detected_count = total;
   if (total > params.max_keypoints) {
-    keep_at_most(params.max_keypoints);
+    keep_at_most(params.max_keypoints, &current, &total, stream);
     out->overflowed = true;
+    cut = true;
   }
-
-  describe_to_host(current, total, nullptr, stream, out);
+  if (cut || !describe_early)
+    describe(current, counters.get() + (cut ? 2 : 1), stream);
+  copy_results_to_host(current, total, stream, out);
   result_keypoints = current;
   result_count = total;
 }
@@ -310,12 +321,12 @@ const SurfParams& CudaSurfExtractor::params() const {
 
 size_t CudaSurfExtractor::reserved_device_bytes() const {
   const State& s = *state_;
-  return s.integral.bytes() + s.determinants.bytes() + s.staging.device_bytes() +
-         s.candidates.bytes() + s.oriented.bytes() + s.placed.bytes() + s.keypoints.bytes() +
-         s.selected.bytes() + s.keys.bytes() + s.keys_sorted.bytes() + s.indices.bytes() +
-         s.indices_sorted.bytes() + s.order.bytes() + s.order_sorted.bytes() + s.responses.bytes() +
-         s.responses_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + s.counters.bytes() +
-         s.descriptors.bytes();
+  return s.integral.bytes() + s.determinants.bytes() + s.masks.bytes() + s.staging.device_bytes() +
+         s.bin_counts.bytes() + s.bin_starts.bytes() + s.kept_starts.bytes() +
+         s.candidates.bytes() + s.oriented.bytes() + s.keypoints.bytes() + s.selected.bytes() +
+         s.candidate_bins.bytes() + s.binned.bytes() + s.ranked.bytes() + s.order.bytes() +
+         s.order_sorted.bytes() + s.responses.bytes() + s.responses_sorted.bytes() +
+         s.keep.bytes() + s.list_scratch.bytes() + s.descriptors.bytes() + s.counters.bytes();
 }
 
 }  // namespace gpusift

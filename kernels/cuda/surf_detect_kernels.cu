@@ -19,6 +19,10 @@ static_assert(static_cast<long long>(kMaxFrameSide + 1) * (kMaxFrameSide + 64) <
 // Shared memory a block may use for its tile: 5 blocks of 256 threads still fit on an SM.
 constexpr size_t kTileBudgetBytes = 44 * 1024;
 
+// Rows of samples each thread of the search takes: most mask words are empty, and a warp skips
+// an empty one for a few instructions, so the per-thread set-up is what a row would cost.
+constexpr int kSearchRowsPerThread = 4;
+
 __device__ const SurfOctaveTiles& block_octave(const SurfOctaveTiles* entries, int count) {
   int e = 0;
   while (e + 1 < count && static_cast<int>(blockIdx.x) >= entries[e + 1].first_block)
@@ -32,7 +36,7 @@ struct BlockOrigin {
 
 __device__ BlockOrigin block_origin(const SurfOctaveTiles& t) {
   const int local = blockIdx.x - t.first_block;
-  return BlockOrigin{t.row_begin + (local / t.tiles_x) * kSurfTileHeight,
+  return BlockOrigin{t.row_begin + (local / t.tiles_x) * t.block_rows,
                      t.col_begin + (local % t.tiles_x) * kSurfTileWidth};
 }
 
@@ -45,14 +49,24 @@ __device__ bool inside(const SurfLayerGrid& g, int row, int col) {
   return row >= g.row_begin && row < g.row_end && col >= g.col_begin && col < g.col_end;
 }
 
+// Stores the determinant of sample (row, col) of layer l, and marks it in a middle layer's mask
+// when above the threshold: few samples are, and the search visits only those.
+__device__ void store_determinant(const SurfLayerTable& layers, int o, int l, int row, int col,
+                                  float det, float threshold) {
+  layers.row(o, l, row)[col] = det;
+  if (det > threshold && l >= 1 && l + 1 < layers.layers)
+    atomicOr(layers.mask_row(o, l, row) + col / 32, 1u << (col % 32));
+}
+
 // Determinants of every layer at sample (row, col) of octave o from the integral image.
 __device__ void store_determinants(const IntegralImageView& sum, const SurfLayerTable& layers,
-                                   const SurfPlan& plan, int o, int row, int col) {
+                                   const SurfPlan& plan, float threshold, int o, int row, int col) {
   for (int l = 0; l < plan.layers; ++l) {
     const SurfLayerGrid& g = plan.grid[o][l];
     if (inside(g, row, col))
-      layers.row(o, l, row)[col] =
-          hessian_response(sum, plan.filter[o][l], g.top(row), g.left(col)).det;
+      store_determinant(layers, o, l, row, col,
+                        hessian_response(sum, plan.filter[o][l], g.top(row), g.left(col)).det,
+                        threshold);
   }
 }
 
@@ -61,7 +75,7 @@ __device__ void store_determinants(const IntegralImageView& sum, const SurfLayer
 template <int kOctave>
 __device__ void store_tiled_determinants(const uint32_t* tile, int lead,
                                          const SurfLayerTable& layers, const SurfPlan& plan,
-                                         int row, int col) {
+                                         float threshold, int row, int col) {
   const char* sample =
       reinterpret_cast<const char*>(tile) +
       sizeof(uint32_t) *
@@ -76,11 +90,13 @@ __device__ void store_tiled_determinants(const uint32_t* tile, int lead,
 #pragma unroll
     for (int k = 0; k < kHessianEntries; ++k)
       entries[k] = *reinterpret_cast<const uint32_t*>(sample + plan.tile_entries[kOctave][l][k]);
-    layers.row(kOctave, l, row)[col] = hessian_from_entries(entries, plan.filter[kOctave][l]).det;
+    store_determinant(layers, kOctave, l, row, col,
+                      hessian_from_entries(entries, plan.filter[kOctave][l]).det, threshold);
   }
 }
 
-__global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan) {
+__global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan,
+                               float threshold) {
   extern __shared__ __align__(16) uint32_t tile[];
   const SurfOctaveTiles& t = block_octave(plan.hessian, plan.hessian_count);
   const int o = t.octave;
@@ -89,7 +105,7 @@ __global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, Sur
   const bool sampled = row < t.row_end && col < t.col_end;
   if (o >= kSurfTiledOctaves || plan.tile_rows[o] == 0) {
     if (sampled)
-      store_determinants(sum, layers, plan, o, row, col);
+      store_determinants(sum, layers, plan, threshold, o, row, col);
     return;
   }
   const int step = 1 << o;
@@ -120,40 +136,54 @@ __global__ void hessian_kernel(IntegralImageView sum, SurfLayerTable layers, Sur
     return;
   static_assert(kSurfTiledOctaves == 2, "one case per tiled octave");
   if (o == 0)
-    store_tiled_determinants<0>(tile, lead, layers, plan, row, col);
+    store_tiled_determinants<0>(tile, lead, layers, plan, threshold, row, col);
   else
-    store_tiled_determinants<1>(tile, lead, layers, plan, row, col);
+    store_tiled_determinants<1>(tile, lead, layers, plan, threshold, row, col);
 }
 
+// The CPU's search at sample (row, col) of middle layer l of octave o.
+__device__ void search_sample(const IntegralImageView& sum, const SurfLayerTable& layers,
+                              const SurfPlan& plan, float threshold, int o, int l, int row, int col,
+                              const SurfCandidateList& out) {
+  const SurfSearchRange& range = plan.search[o][l];
+  if (row < range.row_begin || row >= range.row_end || col < range.col_begin ||
+      col >= range.col_end)
+    return;
+  const DeterminantStack stack{layers.view(o, l - 1), layers.view(o, l), layers.view(o, l + 1)};
+  if (!is_determinant_maximum(stack, row, col, threshold))
+    return;
+  SurfOffset offset;
+  if (!interpolate_maximum(stack, row, col, &offset))
+    return;
+  const SurfLayerGrid& grid = plan.grid[o][l];
+  const float trace = hessian_response(sum, plan.filter[o][l], grid.top(row), grid.left(col)).trace;
+  const Keypoint k = surf_keypoint(grid, o, row, col, offset, stack.here.at(row, col), trace);
+  SurfOrientationWindow window;
+  if (!surf_orientation_window(k, sum.width, sum.height, &window))
+    return;
+  const int slot = atomicAdd(out.count, 1);
+  if (slot < out.capacity)
+    out.items[slot] = SurfCandidate{k, location_key(o, l, row, col)};
+}
+
+// Threads take samples through the middle layers, as the CPU's search, skipping those that the
+// masks leave unmarked: a warp's 32 samples are the 32 bits of one mask word.
 __global__ void detect_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan,
                               float threshold, SurfCandidateList out) {
   const SurfOctaveTiles& t = block_octave(plan.searched, plan.search_count);
   const int o = t.octave;
   const BlockOrigin first = block_origin(t);
-  const int row = first.row + threadIdx.y, col = first.col + threadIdx.x;
-  if (row >= t.row_end || col >= t.col_end)
+  const int col = first.col + threadIdx.x;
+  if (col >= t.col_end)
     return;
-  for (int l = 1; l + 1 < plan.layers; ++l) {
-    const SurfSearchRange& range = plan.search[o][l];
-    if (row < range.row_begin || row >= range.row_end || col < range.col_begin ||
-        col >= range.col_end)
-      continue;
-    const DeterminantStack stack{layers.view(o, l - 1), layers.view(o, l), layers.view(o, l + 1)};
-    if (!is_determinant_maximum(stack, row, col, threshold))
-      continue;
-    SurfOffset offset;
-    if (!interpolate_maximum(stack, row, col, &offset))
-      continue;
-    const SurfLayerGrid& grid = plan.grid[o][l];
-    const float trace =
-        hessian_response(sum, plan.filter[o][l], grid.top(row), grid.left(col)).trace;
-    const Keypoint k = surf_keypoint(grid, o, row, col, offset, stack.here.at(row, col), trace);
-    SurfOrientationWindow window;
-    if (!surf_orientation_window(k, sum.width, sum.height, &window))
-      continue;
-    const int slot = atomicAdd(out.count, 1);
-    if (slot < out.capacity)
-      out.items[slot] = SurfCandidate{k, location_key(o, l, row, col)};
+  for (int r = 0; r < kSearchRowsPerThread; ++r) {
+    const int row = first.row + threadIdx.y + r * kSurfTileHeight;
+    if (row >= t.row_end)
+      return;
+    for (int l = 1; l + 1 < plan.layers; ++l) {
+      if ((layers.mask_row(o, l, row)[col / 32] >> (col % 32)) & 1u)
+        search_sample(sum, layers, plan, threshold, o, l, row, col, out);
+    }
   }
 }
 
@@ -174,20 +204,20 @@ struct SampleBounds {
 };
 
 // Appends the blocks that cover `bounds` of octave o.
-void add_tiles(int o, const SampleBounds& bounds, SurfOctaveTiles* entries, int* count,
-               int* blocks) {
+void add_tiles(int o, const SampleBounds& bounds, int block_rows, SurfOctaveTiles* entries,
+               int* count, int* blocks) {
   if (bounds.row_end <= bounds.row_begin || bounds.col_end <= bounds.col_begin)
     return;
   SurfOctaveTiles& t = entries[(*count)++];
   t = SurfOctaveTiles{o,
                       *blocks,
                       (bounds.col_end - bounds.col_begin + kSurfTileWidth - 1) / kSurfTileWidth,
+                      block_rows,
                       bounds.row_begin,
                       bounds.row_end,
                       bounds.col_begin,
                       bounds.col_end};
-  *blocks +=
-      t.tiles_x * ((bounds.row_end - bounds.row_begin + kSurfTileHeight - 1) / kSurfTileHeight);
+  *blocks += t.tiles_x * ((bounds.row_end - bounds.row_begin + block_rows - 1) / block_rows);
 }
 
 }  // namespace
@@ -203,7 +233,7 @@ void plan_layers(int o, int width, int height, SurfPlan* plan) {
     plan->filter[o][l] = hessian_filter(g.size);
     bounds.cover(g);
   }
-  add_tiles(o, bounds, plan->hessian, &plan->hessian_count, &plan->hessian_blocks);
+  add_tiles(o, bounds, kSurfTileHeight, plan->hessian, &plan->hessian_count, &plan->hessian_blocks);
 }
 
 // The shared-memory tile of octave o, when it fits. A layer's filter at sample (i, j) reads rows
@@ -237,7 +267,8 @@ void plan_tile(int o, SurfPlan* plan) {
   }
 }
 
-// Search ranges of octave o's middle layers and the search launch's blocks.
+// Search ranges of octave o's middle layers and the search launch's blocks, whose columns start
+// at multiples of 32 so that each warp reads a single mask word.
 void plan_search(int o, int width, int height, SurfPlan* plan) {
   SampleBounds bounds = SampleBounds::empty(width, height);
   for (int l = 1; l + 1 < plan->layers; ++l) {
@@ -245,7 +276,10 @@ void plan_search(int o, int width, int height, SurfPlan* plan) {
         surf_search_range(plan->grid[o][l - 1], plan->grid[o][l], plan->grid[o][l + 1]);
     bounds.cover(plan->search[o][l]);
   }
-  add_tiles(o, bounds, plan->searched, &plan->search_count, &plan->search_blocks);
+  static_assert(kSurfTileWidth == 32, "a warp's samples are one mask word");
+  bounds.col_begin -= bounds.col_begin % 32;
+  add_tiles(o, bounds, kSurfTileHeight * kSearchRowsPerThread, plan->searched, &plan->search_count,
+            &plan->search_blocks);
 }
 
 }  // namespace
@@ -264,11 +298,11 @@ SurfPlan plan_surf_layers(int width, int height, int octaves, int layers) {
 }
 
 void hessian_layers(const IntegralImageView& sum, const SurfLayerTable& layers,
-                    const SurfPlan& plan, cudaStream_t stream) {
+                    const SurfPlan& plan, float threshold, cudaStream_t stream) {
   if (plan.hessian_blocks == 0)
     return;
   hessian_kernel<<<plan.hessian_blocks, dim3(kSurfTileWidth, kSurfTileHeight), plan.tile_bytes,
-                   stream>>>(sum, layers, plan);
+                   stream>>>(sum, layers, plan, threshold);
   check_launch("hessian_kernel");
 }
 

@@ -22,7 +22,9 @@ namespace gpusift::cuda {
 constexpr int kSurfMaxLayers = kSurfMaxOctaveLayers + 2;
 
 // The determinant layers of every octave: octave o holds `layers` planes of its sample grid,
-// (frame_width >> o) x (frame_height >> o), one after another.
+// (frame_width >> o) x (frame_height >> o), one after another. Beside them, a bit per sample of
+// each middle layer (1 .. layers - 2) marks the samples above the threshold, the only ones the
+// search has to look at: bit c % 32 of word c / 32 of a row.
 struct SurfLayerTable {
   int octaves;
   int layers;
@@ -31,6 +33,10 @@ struct SurfLayerTable {
   int height[kSurfMaxOctaves];
   int stride[kSurfMaxOctaves];  // in floats
   size_t plane[kSurfMaxOctaves];
+  uint32_t* masks;                          // every octave's mask planes, one after another
+  size_t mask_offset[kSurfMaxOctaves + 1];  // of octave o's first word; [octaves]: all words
+  int mask_words[kSurfMaxOctaves];          // per row
+  size_t mask_plane[kSurfMaxOctaves];       // words per middle layer
 
   GPUSIFT_HD float* row(int octave, int layer, int r) const {
     return data[octave] + layer * plane[octave] + static_cast<ptrdiff_t>(r) * stride[octave];
@@ -38,6 +44,10 @@ struct SurfLayerTable {
   GPUSIFT_HD FloatImageView view(int octave, int layer) const {
     return FloatImageView{data[octave] + layer * plane[octave], width[octave], height[octave],
                           stride[octave]};
+  }
+  GPUSIFT_HD uint32_t* mask_row(int octave, int layer, int r) const {
+    return masks + mask_offset[octave] + (layer - 1) * mask_plane[octave] +
+           static_cast<size_t>(r) * mask_words[octave];
   }
 };
 
@@ -71,7 +81,8 @@ SurfDescriptorWeights surf_descriptor_weights();
 void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, int width,
                     int height, uint32_t* table, int stride, cudaStream_t stream);
 
-// A rectangle of samples of one octave, cut into blocks of kSurfTileWidth x kSurfTileHeight.
+// A rectangle of samples of one octave, cut into blocks of kSurfTileWidth x block_rows samples
+// (kSurfTileWidth x kSurfTileHeight threads).
 constexpr int kSurfTileWidth = 32;
 constexpr int kSurfTileHeight = 8;
 // Only the first octaves' tiles can fit in shared memory: octave 2's would need over 160 KB.
@@ -80,6 +91,7 @@ struct SurfOctaveTiles {
   int octave;
   int first_block;  // of this octave in the launch
   int tiles_x;
+  int block_rows;
   int row_begin, row_end, col_begin, col_end;
 };
 
@@ -109,39 +121,50 @@ struct SurfPlan {
 SurfPlan plan_surf_layers(int width, int height, int octaves, int layers);
 
 // Every layer of every octave, on the samples whose filter lies inside the frame (the only ones
-// the search reads).
+// the search reads), and the masks of the middle layers' samples above `threshold`; the masks
+// must be zero before.
 void hessian_layers(const IntegralImageView& sum, const SurfLayerTable& layers,
-                    const SurfPlan& plan, cudaStream_t stream);
+                    const SurfPlan& plan, float threshold, cudaStream_t stream);
 
-// Maxima of the middle layers above `threshold`, interpolated, as keypoints without angle;
-// those whose orientation wavelet would not fit the frame are left out, as the CPU does.
+// Maxima of the middle layers above `threshold` (the masked samples), interpolated, as keypoints
+// without angle; those whose orientation wavelet would not fit the frame are left out, as the
+// CPU does.
 void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& layers,
                         const SurfPlan& plan, float threshold, const SurfCandidateList& out,
                         cudaStream_t stream);
 
-// Orients candidates[0..n) (270 when upright) into keypoints[i], with keys[i] the sort key of
-// the canonical order's position (x, y), or kSurfDroppedKey for a candidate the CPU drops (no
-// orientation sample inside the frame); indices[i] = i.
-constexpr uint64_t kSurfDroppedKey = ~0ull;
-void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates, int n,
-                            bool upright, const SurfOrientationWeights& weights,
-                            Keypoint* keypoints, uint64_t* keys, uint32_t* indices,
-                            cudaStream_t stream);
+// Where the canonical order keeps its work: keypoints are binned by pixel column (floor(x),
+// clamped to the frame), which orders them by x up to the keypoints sharing a column. Lists hold
+// one entry per candidate, bin lists bins + 1.
+struct SurfOrderWork {
+  int bins;
+  int* bin_counts;      // zero before orient_surf_candidates, and left at zero by the order
+  int* bin_starts;      // first slot of each bin; bin_starts[bins] = binned candidates
+  int* kept_starts;     // first output row of each bin
+  int* candidate_bins;  // per candidate: its bin, or -1 when the CPU drops it
+  uint32_t* binned;     // candidates by slot, grouped by bin
+  uint32_t* ranked;     // candidates by slot, in the canonical order
+  uint8_t* keep;        // per ranked slot: 0 for a duplicate of an earlier keypoint
+};
 
-// From keypoints sorted by key: `placed` in the canonical order of keypoint.h, with keep[i] = 0
-// for dropped candidates and for duplicates of an earlier keypoint (equal x, y, size, angle).
-void place_canonically(const Keypoint* keypoints, const SurfCandidate* candidates,
-                       const uint64_t* sorted_keys, const uint32_t* sorted_indices, int n,
-                       Keypoint* placed, uint8_t* keep, cudaStream_t stream);
+// Orients the first min(*candidate_count, capacity) candidates (270 when upright) into
+// keypoints[i] and bins them; a candidate without an orientation sample inside the frame gets
+// bin -1, as the CPU drops it.
+void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates,
+                            const int* candidate_count, int capacity, bool upright,
+                            const SurfOrientationWeights& weights, Keypoint* keypoints,
+                            const SurfOrderWork& work, cudaStream_t stream);
 
-// out[0..*count) = the kept rows of in[0..n), in order. `scratch` as list_scratch_bytes().
-void select_kept(void* scratch, size_t scratch_bytes, const Keypoint* in, const uint8_t* keep,
-                 int n, Keypoint* out, int* count, cudaStream_t stream);
+// The oriented keypoints of the binned candidates into out[0..*out_count), in the canonical order
+// of keypoint.h without duplicates (equal x, y, size, angle): the CPU's sort_and_deduplicate.
+void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candidates,
+                          const int* candidate_count, int capacity, const SurfOrderWork& work,
+                          Keypoint* out, int* out_count, cudaStream_t stream);
 
-// Descriptor rows (64, or 128 when extended) of keypoints[0..count), or of the first
-// *count_on_device of them when that pointer is given.
-void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, int count,
-                   const int* count_on_device, bool extended, const SurfDescriptorWeights& weights,
-                   float* descriptors, cudaStream_t stream);
+// Descriptor rows (64, or 128 when extended) of keypoints[0..min(*count, capacity)), into
+// `descriptors` and `host_descriptors` (pinned host memory, written across PCIe) alike.
+void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, const int* count,
+                   int capacity, bool extended, const SurfDescriptorWeights& weights,
+                   float* descriptors, float* host_descriptors, cudaStream_t stream);
 
 }  // namespace gpusift::cuda

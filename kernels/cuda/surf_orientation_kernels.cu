@@ -1,6 +1,8 @@
 // Orientation of each candidate, one warp per candidate. Every float sum is taken in the CPU's
 // order (samples in candidate order per degree, degrees and groups in window order), so the angle
 // is the CPU's and the same on every run.
+#include <algorithm>
+
 #include "cuda_check.h"
 #include "surf_kernels.h"
 
@@ -18,13 +20,13 @@ struct WarpWork {
   SurfOrientationSample round[32];  // the samples of one round, by lane
 };
 
-// (x, y) as 64 bits whose unsigned order is the canonical order's (x, then y); -0 counts as +0.
-__device__ uint64_t position_key(float x, float y) {
-  const auto ordered = [](float v) {
-    const uint32_t bits = __float_as_uint(v + 0.f);
-    return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
-  };
-  return (static_cast<uint64_t>(ordered(x)) << 32) | ordered(y);
+// Grid-stride launches are capped at this many blocks: the candidate count is only known on the
+// device, and the capacity that bounds it can be far larger.
+constexpr int kMaxBlocks = 4096;
+
+// The canonical order's bin of a keypoint: its pixel column.
+__device__ int column_bin(float x, int bins) {
+  return min(max(static_cast<int>(floorf(x)), 0), bins - 1);
 }
 
 // Returns false, as the CPU, when no sample lies inside the frame.
@@ -80,32 +82,38 @@ __device__ bool orient(const IntegralImageView& sum, const SurfOrientationWindow
   return true;
 }
 
-__global__ void orient_kernel(IntegralImageView sum, const SurfCandidate* candidates, int n,
-                              bool upright, SurfOrientationWeights weights, Keypoint* keypoints,
-                              uint64_t* keys, uint32_t* indices) {
+__global__ void orient_kernel(IntegralImageView sum, const SurfCandidate* candidates,
+                              const int* candidate_count, int capacity, bool upright,
+                              SurfOrientationWeights weights, Keypoint* keypoints,
+                              SurfOrderWork work) {
   __shared__ float shared_weights[kSurfOrientationCandidates];
-  __shared__ WarpWork work[kWarpsPerBlock];
+  __shared__ WarpWork warp_work[kWarpsPerBlock];
+  const int n = min(*candidate_count, capacity);
+  if (static_cast<int>(blockIdx.x) * kWarpsPerBlock >= n)
+    return;
   for (int c = threadIdx.x; c < kSurfOrientationCandidates; c += blockDim.x)
     shared_weights[c] = weights.values[c];
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int i = blockIdx.x * kWarpsPerBlock + warp;
-  if (i >= n)
-    return;
-  Keypoint k = candidates[i].keypoint;
-  bool kept = true;
-  if (upright) {
-    k.angle = kSurfUprightAngle;
-  } else {
-    SurfOrientationWindow window;
-    surf_orientation_window(k, sum.width, sum.height, &window);  // true: detection checked it
-    kept = orient(sum, window, shared_weights, work[warp], lane, &k.angle);
+  for (int i = blockIdx.x * kWarpsPerBlock + warp; i < n; i += gridDim.x * kWarpsPerBlock) {
+    Keypoint k = candidates[i].keypoint;
+    bool kept = true;
+    if (upright) {
+      k.angle = kSurfUprightAngle;
+    } else {
+      SurfOrientationWindow window;
+      surf_orientation_window(k, sum.width, sum.height, &window);  // true: detection checked it
+      kept = orient(sum, window, shared_weights, warp_work[warp], lane, &k.angle);
+    }
+    if (lane == 0) {
+      keypoints[i] = k;
+      const int b = kept ? column_bin(k.x, work.bins) : -1;
+      work.candidate_bins[i] = b;
+      if (kept)
+        atomicAdd(&work.bin_counts[b], 1);
+    }
+    __syncwarp();
   }
-  if (lane != 0)
-    return;
-  keypoints[i] = k;
-  keys[i] = kept ? position_key(k.x, k.y) : kSurfDroppedKey;
-  indices[i] = i;
 }
 
 }  // namespace
@@ -117,15 +125,15 @@ SurfOrientationWeights surf_orientation_weights() {
   return w;
 }
 
-void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates, int n,
-                            bool upright, const SurfOrientationWeights& weights,
-                            Keypoint* keypoints, uint64_t* keys, uint32_t* indices,
-                            cudaStream_t stream) {
-  if (n == 0)
+void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates,
+                            const int* candidate_count, int capacity, bool upright,
+                            const SurfOrientationWeights& weights, Keypoint* keypoints,
+                            const SurfOrderWork& work, cudaStream_t stream) {
+  if (capacity == 0)
     return;
-  const int blocks = (n + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  orient_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(sum, candidates, n, upright, weights,
-                                                            keypoints, keys, indices);
+  const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kMaxBlocks);
+  orient_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
+      sum, candidates, candidate_count, capacity, upright, weights, keypoints, work);
   check_launch("orient_kernel");
 }
 

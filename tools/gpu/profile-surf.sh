@@ -12,17 +12,18 @@ export GPUSIFT_TEST_DATA_DIR=$PWD/tests/data
 export GST_PLUGIN_PATH_1_0=$PWD/.gpu/plugins GST_PLUGIN_PATH=$PWD/.gpu/plugins
 for t in ${TESTS:-}; do timeout 300 $t > $out/$(basename $t).log 2>&1; echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)' $out/$(basename $t).log | tr '\n' ' ')"; grep -E "^\[  FAILED  \]" $out/$(basename $t).log | head; done
 B=.gpu/bin/gpusift-bench-cuda
-timeout 120 $B --sizes ${SIZES:-1920x1080} --frames 100 --opencv-runs 1 2>&1 | tail -8
+timeout 200 $B --sizes ${SIZES:-1920x1080} --frames 100 --opencv-runs 1 > $out/bench.md 2>&1
+sed -n '/SURF ms (pinned)/,$p' $out/bench.md | grep -E '^\| [0-9]'  # SURF/SIFT, variants, equal counts
 NCU=$(which ncu || echo /usr/local/cuda/bin/ncu)
-timeout 300 $NCU --csv --metrics gpu__time_duration.sum --kernel-name regex:'integral_|hessian_kernel|orient_kernel|place_kernel|describe_kernel|detect_kernel|Device|mark_first|gather|emit|orientation_kernel|convert|blur|decimate' $B --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > $out/ncu.csv 2>$out/ncu.err
+timeout 300 $NCU --csv --metrics gpu__time_duration.sum --kernel-name regex:'integral_|hessian_kernel|orient_kernel|place_kernel|scan_bins|scatter_kernel|rank_kernel|write_kernel|describe_kernel|detect_kernel|Device|mark_first|gather|emit|orientation_kernel|convert|blur|decimate' $B --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > $out/ncu.csv 2>$out/ncu.err
 echo ncu rc=$?
 tail -3 $out/ncu.err
 # The first SURF extraction (default parameters) after the SIFT ones.
 python3 tools/gpu/ncu_summary.py $out/ncu.csv 0 integral_rows_kernel
 # Instruction mix of the SURF kernels named in KERNELS (regex on mangled names).
 for k in ${KERNELS:-}; do
-  timeout 200 $NCU --kernel-name-base mangled --section SourceCounters --section SpeedOfLight --import-source no -k regex:"$k" --launch-skip 1 -c 1 -o $out/k .gpu/bin/gpusift-bench-cuda --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > /dev/null 2>&1
+  timeout 200 $NCU --kernel-name-base mangled --section SourceCounters --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --import-source no -k regex:"$k" --launch-skip 1 -c 1 -o $out/k .gpu/bin/gpusift-bench-cuda --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > /dev/null 2>&1
   $NCU -i $out/k.ncu-rep --page source --csv --print-source sass > $out/$k.csv 2>&1
-  echo "== $k"; $NCU -i $out/k.ncu-rep --page details 2>/dev/null | grep -E "Duration|Compute \(SM\) Th|L1/TEX Cache Th"
+  echo "== $k"; $NCU -i $out/k.ncu-rep --page details 2>/dev/null | grep -E "Duration|Compute \(SM\) Th|L1/TEX Cache Th|L2 Cache Th|DRAM Th|Registers Per|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issued Warp|Block Limit"
   python3 tools/gpu/sass_mix.py $out/$k.csv 2>&1 | head -${SASS_LINES:-3}; rm -f $out/k.ncu-rep
 done

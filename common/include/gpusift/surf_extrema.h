@@ -32,21 +32,22 @@ GPUSIFT_HD SurfSearchRange surf_search_range(const SurfLayerGrid& below, const S
   return r;
 }
 
-// The sample exceeds the threshold and, strictly, its 26 neighbours.
+// The sample exceeds the threshold and, strictly, its 26 neighbours. All 27 samples are read
+// before any is compared: on the GPU the reads then overlap instead of waiting one by one.
 GPUSIFT_HD bool is_determinant_maximum(const DeterminantStack& d, int row, int col,
                                        float threshold) {
-  const float value = d.here.at(row, col);
-  if (!(value > threshold))
-    return false;
-  for (int dr = -1; dr <= 1; ++dr) {
-    for (int dc = -1; dc <= 1; ++dc) {
-      if (!(value > d.below.at(row + dr, col + dc) && value > d.above.at(row + dr, col + dc)))
-        return false;
-      if ((dr != 0 || dc != 0) && !(value > d.here.at(row + dr, col + dc)))
-        return false;
-    }
+  float below[9], here[9], above[9];
+  for (int k = 0; k < 9; ++k) {
+    const int r = row + k / 3 - 1, c = col + k % 3 - 1;
+    below[k] = d.below.at(r, c);
+    here[k] = d.here.at(r, c);
+    above[k] = d.above.at(r, c);
   }
-  return true;
+  const float value = here[4];
+  bool maximum = value > threshold;
+  for (int k = 0; k < 9; ++k)
+    maximum = maximum && value > below[k] && value > above[k] && (k == 4 || value > here[k]);
+  return maximum;
 }
 
 // Offset of the fitted maximum from the sample, in samples (x, y) and layers (s).

@@ -1,0 +1,32 @@
+// An owned CUDA event without timing, created on first use on the then-current device, for the
+// host to wait on part of a stream while later work in it runs on.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+
+namespace gpusift::cuda {
+
+class Event {
+ public:
+  Event() = default;
+  ~Event() {
+    if (event_)
+      cudaEventDestroy(event_);
+  }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  void record(cudaStream_t stream) {
+    if (!event_)
+      check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventRecord(event_, stream), "cudaEventRecord");
+  }
+  void synchronize() { check(cudaEventSynchronize(event_), "cudaEventSynchronize"); }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+}  // namespace gpusift::cuda
