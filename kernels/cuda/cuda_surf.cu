@@ -24,7 +24,6 @@ namespace {
 
 constexpr int kStrideAlignment = 32;  // elements: rows start on 128-byte boundaries
 constexpr int kCapacityStep = 65536;  // candidates; the lists grow in these steps
-constexpr int kResultRowStep = 4096;
 
 int aligned_stride(int width) {
   return (width + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
@@ -65,17 +64,15 @@ struct CudaSurfExtractor::State {
   DeviceBuffer<uint32_t> binned, ranked, order, order_sorted;
   DeviceBuffer<float> responses, responses_sorted;
   DeviceBuffer<uint8_t> keep, list_scratch;
-  // A row per candidate, as describing starts before the count is known. The descriptor kernel
-  // writes each row to both: the host's copy crosses PCIe while the kernel runs, instead of in a
-  // copy after it.
+  // A row per candidate, as describing starts before the count is known. The kernels write each
+  // keypoint and descriptor row to both: the host's copy crosses PCIe while they run, instead of
+  // in a copy after them.
   DeviceBuffer<float> descriptors;
   PinnedBuffer<float> host_descriptors;
+  PinnedBuffer<Keypoint> host_keypoints;
   DeviceBuffer<int> counters;  // [0] candidates, [1] unique keypoints, [2] strongest kept
   PinnedBuffer<int> host_counters;
   cuda::Event counted;  // the counters' copy to the host is done
-
-  // Per result size.
-  PinnedBuffer<Keypoint> host_keypoints;
 
   const Keypoint* result_keypoints = nullptr;
   int result_count = 0;
@@ -92,12 +89,11 @@ struct CudaSurfExtractor::State {
   }
 
   void allocate_lists(int needed);
-  void reserve_results(int count);
   void layout_for(int frame_width, int frame_height);
   void release_layout();
   void detect_and_order(cudaStream_t stream);
   void describe(const Keypoint* kept, const int* count, cudaStream_t stream);
-  void copy_results_to_host(const Keypoint* kept, int count, cudaStream_t stream, Features* out);
+  void copy_descriptors_to_host(int count, cudaStream_t stream, Features* out);
   void keep_at_most(int limit, Keypoint** current, int* total, cudaStream_t stream);
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
@@ -109,16 +105,11 @@ void CudaSurfExtractor::State::describe(const Keypoint* kept, const int* count,
                         descriptors.get(), host_descriptors.get(), stream);
 }
 
-// The first `count` keypoints of `kept` and their descriptors into `out`.
-void CudaSurfExtractor::State::copy_results_to_host(const Keypoint* kept, int count,
-                                                    cudaStream_t stream, Features* out) {
+// Once the stream is done: the first `count` descriptor rows into `out`.
+void CudaSurfExtractor::State::copy_descriptors_to_host(int count, cudaStream_t stream,
+                                                        Features* out) {
   const int length = surf_descriptor_size(params);
-  reserve_results(count);
-  check(cudaMemcpyAsync(host_keypoints.get(), kept, sizeof(Keypoint) * count,
-                        cudaMemcpyDeviceToHost, stream),
-        "cudaMemcpyAsync (keypoints)");
   check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + count);
   out->byte_descriptors.clear();
   copy_to_vector(host_descriptors.get(), static_cast<size_t>(count) * length,
                  &out->float_descriptors);
@@ -146,15 +137,11 @@ void CudaSurfExtractor::State::allocate_lists(int needed) {
   const size_t descriptor_values = std::max<size_t>(cap * surf_descriptor_size(params), 1);
   descriptors.reserve(descriptor_values);
   host_descriptors.reserve(descriptor_values);
+  host_keypoints.reserve(cap);
   counters.reserve(4);
   host_counters.reserve(4);
   capacity = wanted;
   lists_ready = true;
-}
-
-void CudaSurfExtractor::State::reserve_results(int count) {
-  // Grows in steps so that a slowly rising count does not reallocate on every frame.
-  host_keypoints.reserve(round_up(std::max(count, 1), kResultRowStep));
 }
 
 void CudaSurfExtractor::State::release_layout() {
@@ -221,7 +208,7 @@ void CudaSurfExtractor::State::detect_and_order(cudaStream_t stream) {
   cuda::orient_surf_candidates(integral_view(), candidates.get(), counters.get(), capacity,
                                params.upright, orientation_weights, oriented.get(), work, stream);
   cuda::order_surf_keypoints(oriented.get(), candidates.get(), counters.get(), capacity, work,
-                             keypoints.get(), counters.get() + 1, stream);
+                             keypoints.get(), host_keypoints.get(), counters.get() + 1, stream);
 }
 
 // As the CPU's retain_strongest: the strongest `limit` by response, ties to the canonically first
@@ -249,17 +236,17 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
                         stream),
         "cudaMemsetAsync");
   cuda::hessian_layers(integral_view(), layers, plan, threshold(), stream);
-  // Without nfeatures the survivors are described before their count reaches the host, so the
-  // GPU is still busy while the host waits for it; a limit that cuts describes again.
+  // Without nfeatures the survivors are described while the host takes their count and
+  // keypoints; a limit that cuts describes again.
   const bool describe_early = params.nfeatures == 0;
   for (;;) {
     detect_and_order(stream);
-    if (describe_early)
-      describe(keypoints.get(), counters.get() + 1, stream);
     check(cudaMemcpyAsync(host_counters.get(), counters.get(), 2 * sizeof(int),
                           cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (counts)");
     counted.record(stream);
+    if (describe_early)
+      describe(keypoints.get(), counters.get() + 1, stream);
     counted.synchronize();
     const int found = host_counters.get()[0];
     if (found <= capacity)
@@ -282,9 +269,16 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
     out->overflowed = true;
     cut = true;
   }
+  if (cut) {
+    check(cudaMemcpyAsync(host_keypoints.get(), current, sizeof(Keypoint) * total,
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (keypoints)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  }
+  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
   if (cut || !describe_early)
     describe(current, counters.get() + (cut ? 2 : 1), stream);
-  copy_results_to_host(current, total, stream, out);
+  copy_descriptors_to_host(total, stream, out);
   result_keypoints = current;
   result_count = total;
 }

@@ -65,4 +65,12 @@ using DeviceBuffer = Buffer<T, DeviceAllocator>;
 template <typename T>
 using PinnedBuffer = Buffer<T, PinnedAllocator>;
 
+// The device's address of pinned host memory, for kernels that write results across PCIe.
+template <typename T>
+T* mapped_host_pointer(T* host) {
+  void* device = nullptr;
+  check(cudaHostGetDevicePointer(&device, host, 0), "cudaHostGetDevicePointer");
+  return static_cast<T*>(device);
+}
+
 }  // namespace gpusift::cuda

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "device_memory.h"
 #include "surf_kernels.h"
 
 namespace gpusift::cuda {
@@ -88,12 +89,10 @@ void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, cons
                    float* descriptors, float* host_descriptors, cudaStream_t stream) {
   if (capacity == 0)
     return;
-  float* host_pointer = nullptr;
-  check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&host_pointer), host_descriptors, 0),
-        "cudaHostGetDevicePointer");
   const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kMaxBlocks);
   describe_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
-      sum, keypoints, count, capacity, extended, weights, descriptors, host_pointer);
+      sum, keypoints, count, capacity, extended, weights, descriptors,
+      mapped_host_pointer(host_descriptors));
   check_launch("describe_kernel");
 }
 

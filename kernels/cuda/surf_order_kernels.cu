@@ -5,6 +5,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
+#include "device_memory.h"
 #include "surf_kernels.h"
 
 namespace gpusift::cuda {
@@ -97,7 +98,8 @@ __global__ void rank_kernel(const Keypoint* keypoints, const SurfCandidate* cand
   }
 }
 
-__global__ void write_kernel(const Keypoint* keypoints, SurfOrderWork work, Keypoint* out) {
+__global__ void write_kernel(const Keypoint* keypoints, SurfOrderWork work, Keypoint* out,
+                             Keypoint* host_out) {
   const int binned_total = work.bin_starts[work.bins];
   for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < binned_total;
        s += gridDim.x * blockDim.x) {
@@ -108,7 +110,9 @@ __global__ void write_kernel(const Keypoint* keypoints, SurfOrderWork work, Keyp
     int kept_before = 0;
     for (int t = work.bin_starts[b]; t < s; ++t)
       kept_before += work.keep[t];
-    out[work.kept_starts[b] + kept_before] = keypoints[i];
+    const Keypoint k = keypoints[i];
+    out[work.kept_starts[b] + kept_before] = k;
+    host_out[work.kept_starts[b] + kept_before] = k;
   }
 }
 
@@ -120,7 +124,7 @@ int blocks_for(int capacity) {
 
 void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candidates,
                           const int* candidate_count, int capacity, const SurfOrderWork& work,
-                          Keypoint* out, int* out_count, cudaStream_t stream) {
+                          Keypoint* out, Keypoint* host_out, int* out_count, cudaStream_t stream) {
   scan_bins_kernel<<<1, kScanThreads, 0, stream>>>(work.bin_counts, work.bins, work.bin_starts,
                                                    nullptr);
   check_launch("scan_bins_kernel");
@@ -131,7 +135,8 @@ void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candid
   scan_bins_kernel<<<1, kScanThreads, 0, stream>>>(work.bin_counts, work.bins, work.kept_starts,
                                                    out_count);
   check_launch("scan_bins_kernel");
-  write_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(keypoints, work, out);
+  write_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(keypoints, work, out,
+                                                              mapped_host_pointer(host_out));
   check_launch("write_kernel");
 }
 

@@ -269,6 +269,24 @@ TEST_F(CudaSurf, ManyCandidatesGrowTheListsAndMatchTheCpuBackend) {
   EXPECT_TRUE(bit_identical(ours, extract(gpu, noise)));
 }
 
+// The canonical order bins keypoints by pixel column and ranks those sharing one: identical blobs
+// stacked in columns give runs of keypoints with equal x, which must come out as on the CPU.
+TEST_F(CudaSurf, KeypointsSharingAColumnKeepTheCanonicalOrder) {
+  cv::Mat blobs(480, 640, CV_8U, cv::Scalar(200));
+  for (int x = 40; x < 600; x += 56) {
+    for (int y = 20; y < 460; y += 18)
+      cv::circle(blobs, cv::Point(x, y), 4, cv::Scalar(40), cv::FILLED);
+  }
+  CudaSurfExtractor gpu{SurfParams{}};
+  const Features ours = extract(gpu, blobs);
+  std::vector<int> per_column(blobs.cols + 1, 0);
+  for (const Keypoint& k : ours.keypoints)
+    ++per_column[std::clamp(static_cast<int>(k.x), 0, blobs.cols)];
+  EXPECT_GE(*std::max_element(per_column.begin(), per_column.end()), 20);
+  expect_cpu_parity(cpu_surf(blobs), ours, "stacked blobs");
+  EXPECT_TRUE(bit_identical(ours, extract(gpu, blobs)));
+}
+
 // The caps keep exactly what the CPU's retain_strongest keeps of the uncapped result: the
 // strongest, ties to the canonically first, in the canonical order, with their own descriptors.
 TEST_F(CudaSurf, OverflowAndNfeaturesKeepTheStrongest) {
