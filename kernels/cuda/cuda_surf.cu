@@ -38,8 +38,8 @@ int round_up(int value, int step) {
 struct CudaSurfExtractor::State {
   SurfParams params;
   int device = 0;
-  cuda::SurfOrientationWeights orientation_weights{};
-  cuda::SurfDescriptorWeights descriptor_weights{};
+  DeviceBuffer<cuda::SurfOrientationWeights> orientation_weights;
+  DeviceBuffer<cuda::SurfDescriptorWeights> descriptor_weights;
 
   // Per frame size.
   int width = 0, height = 0;
@@ -101,8 +101,9 @@ struct CudaSurfExtractor::State {
 void CudaSurfExtractor::State::describe(const Keypoint* kept, const int* count,
                                         cudaStream_t stream) {
   if (surf_descriptor_size(params) > 0)
-    cuda::describe_surf(integral_view(), kept, count, capacity, params.extended, descriptor_weights,
-                        descriptors.get(), host_descriptors.get(), stream);
+    cuda::describe_surf(integral_view(), kept, count, capacity, params.extended,
+                        descriptor_weights.get(), descriptors.get(), host_descriptors.get(),
+                        stream);
 }
 
 // Once the stream is done: the first `count` descriptor rows into `out`.
@@ -206,7 +207,8 @@ void CudaSurfExtractor::State::detect_and_order(cudaStream_t stream) {
                            stream);
   const cuda::SurfOrderWork work = order_work();
   cuda::orient_surf_candidates(integral_view(), candidates.get(), counters.get(), capacity,
-                               params.upright, orientation_weights, oriented.get(), work, stream);
+                               params.upright, orientation_weights.get(), oriented.get(), work,
+                               stream);
   cuda::order_surf_keypoints(oriented.get(), candidates.get(), counters.get(), capacity, work,
                              keypoints.get(), host_keypoints.get(), counters.get() + 1, stream);
 }
@@ -288,8 +290,16 @@ CudaSurfExtractor::CudaSurfExtractor(const SurfParams& params, int device_id) : 
   State& s = *state_;
   s.params = params;
   s.device = cuda::current_device_for(device_id);
-  s.orientation_weights = cuda::surf_orientation_weights();
-  s.descriptor_weights = cuda::surf_descriptor_weights();
+  s.orientation_weights.reserve(1);
+  s.descriptor_weights.reserve(1);
+  const cuda::SurfOrientationWeights orientation = cuda::surf_orientation_weights();
+  const cuda::SurfDescriptorWeights descriptor = cuda::surf_descriptor_weights();
+  check(cudaMemcpy(s.orientation_weights.get(), &orientation, sizeof(orientation),
+                   cudaMemcpyHostToDevice),
+        "cudaMemcpy (weights)");
+  check(cudaMemcpy(s.descriptor_weights.get(), &descriptor, sizeof(descriptor),
+                   cudaMemcpyHostToDevice),
+        "cudaMemcpy (weights)");
   s.allocate_lists(kCapacityStep);
 }
 

@@ -55,7 +55,7 @@ __device__ void describe_one(const IntegralImageView& sum, const Keypoint& keypo
 }
 
 __global__ void describe_kernel(IntegralImageView sum, const Keypoint* keypoints, const int* count,
-                                int capacity, bool extended, SurfDescriptorWeights weights,
+                                int capacity, bool extended, const SurfDescriptorWeights* weights,
                                 float* descriptors, float* host_descriptors) {
   __shared__ float shared_weights[kSamples];
   __shared__ float nodes[kWarpsPerBlock][kSurfNodeCount];
@@ -64,7 +64,7 @@ __global__ void describe_kernel(IntegralImageView sum, const Keypoint* keypoints
   if (static_cast<int>(blockIdx.x) * kWarpsPerBlock >= n)
     return;
   for (int s = threadIdx.x; s < kSamples; s += blockDim.x)
-    shared_weights[s] = weights.values[s];
+    shared_weights[s] = weights->values[s];
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const size_t length = kSurfCellCount * surf_cell_values(extended);
@@ -85,7 +85,7 @@ SurfDescriptorWeights surf_descriptor_weights() {
 }
 
 void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, const int* count,
-                   int capacity, bool extended, const SurfDescriptorWeights& weights,
+                   int capacity, bool extended, const SurfDescriptorWeights* weights,
                    float* descriptors, float* host_descriptors, cudaStream_t stream) {
   if (capacity == 0)
     return;

@@ -65,8 +65,9 @@ struct SurfCandidateList {
   int capacity;
 };
 
-// Host-computed weights, passed by value: the CPU backend computes them with the host's expf,
-// whose last bits the device's expf does not always reproduce.
+// Host-computed weights, copied to device memory once per extractor: the CPU backend computes
+// them with the host's expf, whose last bits the device's expf does not always reproduce. (As
+// kernel parameters, each lane's read of a different weight would queue at the constant cache.)
 struct SurfOrientationWeights {
   float values[kSurfOrientationCandidates];
 };
@@ -152,7 +153,7 @@ struct SurfOrderWork {
 // bin -1, as the CPU drops it.
 void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates,
                             const int* candidate_count, int capacity, bool upright,
-                            const SurfOrientationWeights& weights, Keypoint* keypoints,
+                            const SurfOrientationWeights* weights, Keypoint* keypoints,
                             const SurfOrderWork& work, cudaStream_t stream);
 
 // The oriented keypoints of the binned candidates into out[0..*out_count) and host_out (pinned
@@ -165,7 +166,7 @@ void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candid
 // Descriptor rows (64, or 128 when extended) of keypoints[0..min(*count, capacity)), into
 // `descriptors` and `host_descriptors` (pinned host memory, written across PCIe) alike.
 void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, const int* count,
-                   int capacity, bool extended, const SurfDescriptorWeights& weights,
+                   int capacity, bool extended, const SurfDescriptorWeights* weights,
                    float* descriptors, float* host_descriptors, cudaStream_t stream);
 
 }  // namespace gpusift::cuda

@@ -98,8 +98,7 @@ __global__ void rank_kernel(const Keypoint* keypoints, const SurfCandidate* cand
   }
 }
 
-__global__ void write_kernel(const Keypoint* keypoints, SurfOrderWork work, Keypoint* out,
-                             Keypoint* host_out) {
+__global__ void write_kernel(const Keypoint* keypoints, SurfOrderWork work, Keypoint* out) {
   const int binned_total = work.bin_starts[work.bins];
   for (int s = blockIdx.x * blockDim.x + threadIdx.x; s < binned_total;
        s += gridDim.x * blockDim.x) {
@@ -110,10 +109,18 @@ __global__ void write_kernel(const Keypoint* keypoints, SurfOrderWork work, Keyp
     int kept_before = 0;
     for (int t = work.bin_starts[b]; t < s; ++t)
       kept_before += work.keep[t];
-    const Keypoint k = keypoints[i];
-    out[work.kept_starts[b] + kept_before] = k;
-    host_out[work.kept_starts[b] + kept_before] = k;
+    out[work.kept_starts[b] + kept_before] = keypoints[i];
   }
+}
+
+// out[0..*count) to pinned host memory, a 4-byte word per thread: consecutive threads write
+// consecutive words, which PCIe carries in whole lines rather than in 28-byte pieces.
+__global__ void copy_to_host_kernel(const Keypoint* out, const int* count, uint32_t* host_out) {
+  static_assert(sizeof(Keypoint) % sizeof(uint32_t) == 0, "keypoints are whole words");
+  const int words = *count * static_cast<int>(sizeof(Keypoint) / sizeof(uint32_t));
+  const auto* from = reinterpret_cast<const uint32_t*>(out);
+  for (int w = blockIdx.x * blockDim.x + threadIdx.x; w < words; w += gridDim.x * blockDim.x)
+    host_out[w] = from[w];
 }
 
 int blocks_for(int capacity) {
@@ -135,9 +142,11 @@ void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candid
   scan_bins_kernel<<<1, kScanThreads, 0, stream>>>(work.bin_counts, work.bins, work.kept_starts,
                                                    out_count);
   check_launch("scan_bins_kernel");
-  write_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(keypoints, work, out,
-                                                              mapped_host_pointer(host_out));
+  write_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(keypoints, work, out);
   check_launch("write_kernel");
+  copy_to_host_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(
+      out, out_count, reinterpret_cast<uint32_t*>(mapped_host_pointer(host_out)));
+  check_launch("copy_to_host_kernel");
 }
 
 }  // namespace gpusift::cuda

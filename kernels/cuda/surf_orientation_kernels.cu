@@ -84,7 +84,7 @@ __device__ bool orient(const IntegralImageView& sum, const SurfOrientationWindow
 
 __global__ void orient_kernel(IntegralImageView sum, const SurfCandidate* candidates,
                               const int* candidate_count, int capacity, bool upright,
-                              SurfOrientationWeights weights, Keypoint* keypoints,
+                              const SurfOrientationWeights* weights, Keypoint* keypoints,
                               SurfOrderWork work) {
   __shared__ float shared_weights[kSurfOrientationCandidates];
   __shared__ WarpWork warp_work[kWarpsPerBlock];
@@ -92,7 +92,7 @@ __global__ void orient_kernel(IntegralImageView sum, const SurfCandidate* candid
   if (static_cast<int>(blockIdx.x) * kWarpsPerBlock >= n)
     return;
   for (int c = threadIdx.x; c < kSurfOrientationCandidates; c += blockDim.x)
-    shared_weights[c] = weights.values[c];
+    shared_weights[c] = weights->values[c];
   __syncthreads();
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   for (int i = blockIdx.x * kWarpsPerBlock + warp; i < n; i += gridDim.x * kWarpsPerBlock) {
@@ -127,7 +127,7 @@ SurfOrientationWeights surf_orientation_weights() {
 
 void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* candidates,
                             const int* candidate_count, int capacity, bool upright,
-                            const SurfOrientationWeights& weights, Keypoint* keypoints,
+                            const SurfOrientationWeights* weights, Keypoint* keypoints,
                             const SurfOrderWork& work, cudaStream_t stream) {
   if (capacity == 0)
     return;
