@@ -19,10 +19,6 @@ static_assert(static_cast<long long>(kMaxFrameSide + 1) * (kMaxFrameSide + 64) <
 // Shared memory a block may use for its tile: 5 blocks of 256 threads still fit on an SM.
 constexpr size_t kTileBudgetBytes = 44 * 1024;
 
-// Rows of samples each thread of the search takes: most mask words are empty, and a warp skips
-// an empty one for a few instructions, so the per-thread set-up is what a row would cost.
-constexpr int kSearchRowsPerThread = 4;
-
 __device__ const SurfOctaveTiles& block_octave(const SurfOctaveTiles* entries, int count) {
   int e = 0;
   while (e + 1 < count && static_cast<int>(blockIdx.x) >= entries[e + 1].first_block)
@@ -36,7 +32,7 @@ struct BlockOrigin {
 
 __device__ BlockOrigin block_origin(const SurfOctaveTiles& t) {
   const int local = blockIdx.x - t.first_block;
-  return BlockOrigin{t.row_begin + (local / t.tiles_x) * t.block_rows,
+  return BlockOrigin{t.row_begin + (local / t.tiles_x) * kSurfTileHeight,
                      t.col_begin + (local % t.tiles_x) * kSurfTileWidth};
 }
 
@@ -166,24 +162,79 @@ __device__ void search_sample(const IntegralImageView& sum, const SurfLayerTable
     out.items[slot] = SurfCandidate{k, location_key(o, l, row, col)};
 }
 
-// Threads take samples through the middle layers, as the CPU's search, skipping those that the
-// masks leave unmarked: a warp's 32 samples are the 32 bits of one mask word.
+// Where a mask word lies: octave, middle layer, row and first column of its 32 samples.
+struct MaskWord {
+  int octave, layer, row, first_col;
+};
+
+__device__ MaskWord mask_word_at(const SurfLayerTable& layers, int index) {
+  MaskWord w;
+  w.octave = 0;
+  while (index >= static_cast<int>(layers.mask_offset[w.octave + 1]))
+    ++w.octave;
+  const int local = index - static_cast<int>(layers.mask_offset[w.octave]);
+  const int plane = static_cast<int>(layers.mask_plane[w.octave]);
+  const int words = layers.mask_words[w.octave];
+  w.layer = 1 + local / plane;
+  w.row = local % plane / words;
+  w.first_col = local % words * 32;
+  return w;
+}
+
+// The position of the (n + 1)-th set bit of `bits`.
+__device__ int nth_set_bit(uint32_t bits, int n) {
+  for (; n > 0; --n)
+    bits &= bits - 1;
+  return __ffs(bits) - 1;
+}
+
+// A warp takes kWordsPerWarp consecutive mask words and shares out their marked samples, 32 at a
+// time, so that every lane searches one: about one sample in ten is marked, mostly in clusters,
+// and a lane per sample of the grid would idle. Few words per warp make many short warps, which
+// hide the latency of the samples' reads better than few long ones. (Which lane finds which
+// maximum does not matter: the canonical order comes later.)
+constexpr int kWordsPerWarp = 8;
+constexpr int kDetectThreads = 128;
+
 __global__ void detect_kernel(IntegralImageView sum, SurfLayerTable layers, SurfPlan plan,
                               float threshold, SurfCandidateList out) {
-  const SurfOctaveTiles& t = block_octave(plan.searched, plan.search_count);
-  const int o = t.octave;
-  const BlockOrigin first = block_origin(t);
-  const int col = first.col + threadIdx.x;
-  if (col >= t.col_end)
+  constexpr unsigned kFullWarp = 0xffffffffu;
+  const int lane = threadIdx.x % 32;
+  const int index = (blockIdx.x * blockDim.x + threadIdx.x) / 32 * kWordsPerWarp + lane;
+  const bool valid =
+      lane < kWordsPerWarp && index < static_cast<int>(layers.mask_offset[layers.octaves]);
+  const uint32_t marked = valid ? layers.masks[index] : 0u;
+  if (__all_sync(kFullWarp, marked == 0u))
     return;
-  for (int r = 0; r < kSearchRowsPerThread; ++r) {
-    const int row = first.row + threadIdx.y + r * kSurfTileHeight;
-    if (row >= t.row_end)
-      return;
-    for (int l = 1; l + 1 < plan.layers; ++l) {
-      if ((layers.mask_row(o, l, row)[col / 32] >> (col % 32)) & 1u)
-        search_sample(sum, layers, plan, threshold, o, l, row, col, out);
+  const MaskWord word = valid ? mask_word_at(layers, index) : MaskWord{0, 1, 0, 0};
+  // Marked samples of the lanes before this one (an exclusive scan) and of the whole warp.
+  const int count = __popc(marked);
+  int through = count;
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const int other = __shfl_up_sync(kFullWarp, through, offset);
+    if (lane >= offset)
+      through += other;
+  }
+  const int before = through - count;
+  const int total = __shfl_sync(kFullWarp, through, 31);
+  for (int first = 0; first < total; first += 32) {
+    const int sample = first + lane;
+    // The word holding it: the last lane whose marked samples start at or before it.
+    int owner = 0;
+    for (int step = 16; step > 0; step /= 2) {
+      const int starts = __shfl_sync(kFullWarp, before, owner + step);
+      if (starts <= sample)
+        owner += step;
     }
+    const uint32_t bits = __shfl_sync(kFullWarp, marked, owner);
+    const int starts = __shfl_sync(kFullWarp, before, owner);
+    const int o = __shfl_sync(kFullWarp, word.octave, owner);
+    const int l = __shfl_sync(kFullWarp, word.layer, owner);
+    const int row = __shfl_sync(kFullWarp, word.row, owner);
+    const int first_col = __shfl_sync(kFullWarp, word.first_col, owner);
+    if (sample < total)
+      search_sample(sum, layers, plan, threshold, o, l, row,
+                    first_col + nth_set_bit(bits, sample - starts), out);
   }
 }
 
@@ -204,20 +255,20 @@ struct SampleBounds {
 };
 
 // Appends the blocks that cover `bounds` of octave o.
-void add_tiles(int o, const SampleBounds& bounds, int block_rows, SurfOctaveTiles* entries,
-               int* count, int* blocks) {
+void add_tiles(int o, const SampleBounds& bounds, SurfOctaveTiles* entries, int* count,
+               int* blocks) {
   if (bounds.row_end <= bounds.row_begin || bounds.col_end <= bounds.col_begin)
     return;
   SurfOctaveTiles& t = entries[(*count)++];
   t = SurfOctaveTiles{o,
                       *blocks,
                       (bounds.col_end - bounds.col_begin + kSurfTileWidth - 1) / kSurfTileWidth,
-                      block_rows,
                       bounds.row_begin,
                       bounds.row_end,
                       bounds.col_begin,
                       bounds.col_end};
-  *blocks += t.tiles_x * ((bounds.row_end - bounds.row_begin + block_rows - 1) / block_rows);
+  *blocks +=
+      t.tiles_x * ((bounds.row_end - bounds.row_begin + kSurfTileHeight - 1) / kSurfTileHeight);
 }
 
 }  // namespace
@@ -233,7 +284,7 @@ void plan_layers(int o, int width, int height, SurfPlan* plan) {
     plan->filter[o][l] = hessian_filter(g.size);
     bounds.cover(g);
   }
-  add_tiles(o, bounds, kSurfTileHeight, plan->hessian, &plan->hessian_count, &plan->hessian_blocks);
+  add_tiles(o, bounds, plan->hessian, &plan->hessian_count, &plan->hessian_blocks);
 }
 
 // The shared-memory tile of octave o, when it fits. A layer's filter at sample (i, j) reads rows
@@ -267,19 +318,11 @@ void plan_tile(int o, SurfPlan* plan) {
   }
 }
 
-// Search ranges of octave o's middle layers and the search launch's blocks, whose columns start
-// at multiples of 32 so that each warp reads a single mask word.
-void plan_search(int o, int width, int height, SurfPlan* plan) {
-  SampleBounds bounds = SampleBounds::empty(width, height);
-  for (int l = 1; l + 1 < plan->layers; ++l) {
+// Search ranges of octave o's middle layers.
+void plan_search(int o, SurfPlan* plan) {
+  for (int l = 1; l + 1 < plan->layers; ++l)
     plan->search[o][l] =
         surf_search_range(plan->grid[o][l - 1], plan->grid[o][l], plan->grid[o][l + 1]);
-    bounds.cover(plan->search[o][l]);
-  }
-  static_assert(kSurfTileWidth == 32, "a warp's samples are one mask word");
-  bounds.col_begin -= bounds.col_begin % 32;
-  add_tiles(o, bounds, kSurfTileHeight * kSearchRowsPerThread, plan->searched, &plan->search_count,
-            &plan->search_blocks);
 }
 
 }  // namespace
@@ -292,7 +335,7 @@ SurfPlan plan_surf_layers(int width, int height, int octaves, int layers) {
     plan_layers(o, width, height, &plan);
     if (o < kSurfTiledOctaves)
       plan_tile(o, &plan);
-    plan_search(o, width, height, &plan);
+    plan_search(o, &plan);
   }
   return plan;
 }
@@ -309,10 +352,12 @@ void hessian_layers(const IntegralImageView& sum, const SurfLayerTable& layers,
 void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& layers,
                         const SurfPlan& plan, float threshold, const SurfCandidateList& out,
                         cudaStream_t stream) {
-  if (plan.search_blocks == 0)
+  const int words = static_cast<int>(layers.mask_offset[layers.octaves]);
+  if (words == 0)
     return;
-  detect_kernel<<<plan.search_blocks, dim3(kSurfTileWidth, kSurfTileHeight), 0, stream>>>(
-      sum, layers, plan, threshold, out);
+  const int warps = (words + kWordsPerWarp - 1) / kWordsPerWarp;
+  const int blocks = (warps * 32 + kDetectThreads - 1) / kDetectThreads;
+  detect_kernel<<<blocks, kDetectThreads, 0, stream>>>(sum, layers, plan, threshold, out);
   check_launch("detect_kernel");
 }
 

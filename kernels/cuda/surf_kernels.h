@@ -82,8 +82,7 @@ SurfDescriptorWeights surf_descriptor_weights();
 void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, int width,
                     int height, uint32_t* table, int stride, cudaStream_t stream);
 
-// A rectangle of samples of one octave, cut into blocks of kSurfTileWidth x block_rows samples
-// (kSurfTileWidth x kSurfTileHeight threads).
+// A rectangle of samples of one octave, cut into blocks of kSurfTileWidth x kSurfTileHeight.
 constexpr int kSurfTileWidth = 32;
 constexpr int kSurfTileHeight = 8;
 // Only the first octaves' tiles can fit in shared memory: octave 2's would need over 160 KB.
@@ -92,13 +91,12 @@ struct SurfOctaveTiles {
   int octave;
   int first_block;  // of this octave in the launch
   int tiles_x;
-  int block_rows;
   int row_begin, row_end, col_begin, col_end;
 };
 
 // Everything about the layers that depends on the frame size alone, worked out once on the host:
-// the sample grids, filters and search ranges of every layer, and the block layout of the two
-// launches that compute the determinants and search them.
+// the sample grids, filters and search ranges of every layer, and the block layout of the launch
+// that computes the determinants.
 struct SurfPlan {
   int octaves, layers;
   SurfLayerGrid grid[kSurfMaxOctaves][kSurfMaxLayers];
@@ -114,9 +112,6 @@ struct SurfPlan {
   // past the sample's own tile entry, step * (r * tile_cols + c).
   int tile_entries[kSurfTiledOctaves][kSurfMaxLayers][kHessianEntries];
   size_t tile_bytes;  // the largest tile, the launch's dynamic shared memory
-  // The search launch: the middle layers of an octave at once.
-  int search_count, search_blocks;
-  SurfOctaveTiles searched[kSurfMaxOctaves];
 };
 
 SurfPlan plan_surf_layers(int width, int height, int octaves, int layers);
