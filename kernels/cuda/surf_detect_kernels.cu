@@ -3,7 +3,9 @@
 // worked out once per frame size in SurfPlan, is read from the kernel's parameters. Where the
 // integral image entries that a block's filters read fit in shared memory, the block copies
 // them there first: each entry is then read once from global memory instead of about 16 times.
-// Integral images are indexed with 32 bits (surf_integral.h), which the frame limit allows.
+// The determinant pass also marks the middle layers' samples above the threshold in bit masks,
+// and the search visits only those. Integral images are indexed with 32 bits (surf_integral.h),
+// which the frame limit allows.
 #include <algorithm>
 
 #include "cuda_check.h"

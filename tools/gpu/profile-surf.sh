@@ -16,7 +16,7 @@ timeout 200 $B --sizes ${SIZES:-1920x1080} --frames 100 --opencv-runs 1 > $out/b
 sed -n '/SURF ms (pinned)/,$p' $out/bench.md | grep -E '^\| [0-9]'  # SURF/SIFT, variants, equal counts
 NCU=$(which ncu || echo /usr/local/cuda/bin/ncu)
 # At the GPU's own clocks and with warm caches, as kernels run in the stream.
-timeout 300 $NCU --csv --clock-control none --cache-control none --metrics gpu__time_duration.sum --kernel-name regex:'integral_|hessian_kernel|orient_kernel|scan_bins|scatter_kernel|rank_kernel|write_kernel|describe_kernel|detect_kernel|Device|mark_first|gather|emit|orientation_kernel|convert|blur|decimate' $B --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > $out/ncu.csv 2>$out/ncu.err
+timeout 300 $NCU --csv --clock-control none --cache-control none --metrics gpu__time_duration.sum --kernel-name regex:'integral_|hessian_kernel|orient_kernel|scan_bins|scatter_kernel|rank_kernel|write_kernel|copy_to_host_kernel|describe_kernel|detect_kernel|Device|mark_first|gather|emit|orientation_kernel|convert|blur|decimate' $B --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > $out/ncu.csv 2>$out/ncu.err
 echo ncu rc=$?
 tail -3 $out/ncu.err
 # The first SURF extraction (default parameters) after the SIFT ones.
