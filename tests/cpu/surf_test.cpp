@@ -239,9 +239,10 @@ int correct_matches(const FeatureSet& original, const FeatureSet& warped,
 
 struct GroundTruthCase {
   std::string image;
-  // Least share of our SIFT's correct matches. SURF has no scale finer than its 9x9 filter and
-  // no edge test; on the fine, repetitive textures of brick and coins the box filters answer to
-  // turned mortar lines and rims, so these images hold it to a lower floor.
+  // Least share of our SIFT's correct matches. On the repetitive textures of brick and coins,
+  // turned, SURF's Haar-wavelet angles err by a few degrees (SurfOrientation below), enough for
+  // neighbouring bricks' descriptors to look alike, so these images hold it to a lower floor
+  // (ScaledOnly shows the descriptors meet the target when the angle is right).
   double min_share_of_sift;
 };
 
@@ -317,6 +318,81 @@ INSTANTIATE_TEST_SUITE_P(
                       GroundTruthCase{"chelsea.png", 0.8}, GroundTruthCase{"camera.png", 0.8},
                       GroundTruthCase{"brick.png", 0.05}, GroundTruthCase{"coins.png", 0.4}),
     case_label);
+
+class ScaledOnly : public ::testing::TestWithParam<GroundTruthCase> {};
+
+// Scaled by 0.8 without turning, upright SURF meets the target on every image, brick and coins
+// included: its descriptors tell those textures apart when the angle is right. Their shortfall
+// under rotation comes from the Haar-wavelet orientation, whose angles on brick err by about 6
+// degrees (median) under the 30 degree warp, against about 1 for SIFT's.
+TEST_P(ScaledOnly, UprightCorrectMatchesComparableToSift) {
+  const GroundTruthCase& c = GetParam();
+  const cv::Mat gray = load_gray(c.image);
+  ASSERT_FALSE(gray.empty());
+  SurfParams params;
+  params.upright = true;
+  const MatchCounts m = count_matches(gray, 0, 0.8, params);
+  report("scale0.8", c, m);
+  EXPECT_GE(m.surf, c.min_share_of_sift * m.sift);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    RealImages, ScaledOnly,
+    ::testing::Values(GroundTruthCase{"astronaut.png", 0.8}, GroundTruthCase{"coffee.png", 0.8},
+                      GroundTruthCase{"chelsea.png", 0.8}, GroundTruthCase{"camera.png", 0.8},
+                      GroundTruthCase{"brick.png", 0.8}, GroundTruthCase{"coins.png", 0.8}),
+    case_label);
+
+// Median error, in degrees, of the angles of the keypoints that the warp repeats: within 2 px of
+// the transformed position at the transformed size (within 20 %), the angle should have turned
+// by -degrees (y points down).
+double median_angle_error(const Features& original, const Features& warped,
+                          const cv::Matx23d& transform, double degrees, double scale) {
+  std::vector<double> errors;
+  for (const Keypoint& a : original.keypoints) {
+    const cv::Vec2d expected = transform * cv::Vec3d(a.x, a.y, 1.0);
+    const Keypoint* match = nullptr;
+    double nearest = 2.0;
+    for (const Keypoint& b : warped.keypoints) {
+      const double distance = std::hypot(expected[0] - b.x, expected[1] - b.y);
+      const double size_ratio = b.size / (a.size * scale);
+      if (distance < nearest && size_ratio > 0.8 && size_ratio < 1.25) {
+        nearest = distance;
+        match = &b;
+      }
+    }
+    if (!match)
+      continue;
+    const double turn = std::remainder(match->angle - a.angle + degrees, 360.0);
+    errors.push_back(std::fabs(turn));
+  }
+  if (errors.empty())
+    return 360;
+  std::nth_element(errors.begin(), errors.begin() + errors.size() / 2, errors.end());
+  return errors[errors.size() / 2];
+}
+
+// SURF's angles follow a 30 degree turn to within a few degrees (the Haar wavelets' limit, which
+// is what costs brick and coins their matches); SIFT's, as a yardstick, to about one.
+TEST(SurfOrientation, AnglesFollowTheTurnWithinAFewDegrees) {
+  for (const char* image : {"astronaut.png", "brick.png", "coins.png"}) {
+    const cv::Mat gray = load_gray(image);
+    ASSERT_FALSE(gray.empty()) << image;
+    const cv::Point2f centre((gray.cols - 1) * 0.5f, (gray.rows - 1) * 0.5f);
+    const cv::Matx23d transform = cv::getRotationMatrix2D(centre, 30, 0.8);
+    cv::Mat warped;
+    cv::warpAffine(gray, warped, cv::Mat(transform), gray.size(), cv::INTER_LINEAR);
+    CpuSurfExtractor surf{SurfParams{}};
+    const double surf_error =
+        median_angle_error(extract(surf, gray), extract(surf, warped), transform, 30, 0.8);
+    const double sift_error =
+        median_angle_error(sift_of(gray), sift_of(warped), transform, 30, 0.8);
+    std::printf("%-14s median angle error: surf %.1f sift %.1f degrees\n", image, surf_error,
+                sift_error);
+    EXPECT_LT(surf_error, 8.0) << image;
+    EXPECT_LT(sift_error, 2.0) << image;
+  }
+}
 
 // ---- frames ----------------------------------------------------------------------------------
 
