@@ -271,16 +271,19 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
     out->overflowed = true;
     cut = true;
   }
-  if (cut) {
+  // Uncut, the ordering kernel has already written the keypoints to the host: they are taken
+  // while the descriptors are computed.
+  if (!cut)
+    out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
+  else
     check(cudaMemcpyAsync(host_keypoints.get(), current, sizeof(Keypoint) * total,
                           cudaMemcpyDeviceToHost, stream),
           "cudaMemcpyAsync (keypoints)");
-    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  }
-  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
   if (cut || !describe_early)
     describe(current, counters.get() + (cut ? 2 : 1), stream);
   copy_descriptors_to_host(total, stream, out);
+  if (cut)
+    out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
   result_keypoints = current;
   result_count = total;
 }

@@ -13,10 +13,6 @@ namespace {
 constexpr int kWarpsPerBlock = 4;
 constexpr int kSamples = kSurfSamplesPerSide * kSurfSamplesPerSide;
 
-// Grid-stride launches are capped at this many blocks: the count is only known on the device,
-// and the capacity that bounds it can be far larger.
-constexpr int kMaxBlocks = 4096;
-
 __device__ void describe_one(const IntegralImageView& sum, const Keypoint& keypoint, bool extended,
                              const float* shared_weights, float* nodes, float* descriptor, int lane,
                              float* out, float* host_out) {
@@ -89,7 +85,7 @@ void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, cons
                    float* descriptors, float* host_descriptors, cudaStream_t stream) {
   if (capacity == 0)
     return;
-  const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kMaxBlocks);
+  const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kSurfMaxGridBlocks);
   describe_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
       sum, keypoints, count, capacity, extended, weights, descriptors,
       mapped_host_pointer(host_descriptors));

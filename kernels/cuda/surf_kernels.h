@@ -129,6 +129,10 @@ void detect_surf_maxima(const IntegralImageView& sum, const SurfLayerTable& laye
                         const SurfPlan& plan, float threshold, const SurfCandidateList& out,
                         cudaStream_t stream);
 
+// Launches over lists whose length only the device knows loop over them with at most this many
+// blocks: the capacity that bounds the length can be far larger.
+constexpr int kSurfMaxGridBlocks = 4096;
+
 // Where the canonical order keeps its work: keypoints are binned by pixel column (floor(x),
 // clamped to the frame), which orders them by x up to the keypoints sharing a column. Lists hold
 // one entry per candidate, bin lists bins + 1.

@@ -2,6 +2,7 @@
 // the order compares x first, so binning keypoints by their pixel column orders them up to the
 // few that share a column, and each of those finds its rank by comparing with the others. Every
 // count stays on the device, so nothing here waits for the host.
+#include <algorithm>
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
@@ -124,7 +125,7 @@ __global__ void copy_to_host_kernel(const Keypoint* out, const int* count, uint3
 }
 
 int blocks_for(int capacity) {
-  return (capacity + kThreads - 1) / kThreads;
+  return std::min((capacity + kThreads - 1) / kThreads, kSurfMaxGridBlocks);
 }
 
 }  // namespace

@@ -20,10 +20,6 @@ struct WarpWork {
   SurfOrientationSample round[32];  // the samples of one round, by lane
 };
 
-// Grid-stride launches are capped at this many blocks: the candidate count is only known on the
-// device, and the capacity that bounds it can be far larger.
-constexpr int kMaxBlocks = 4096;
-
 // The canonical order's bin of a keypoint: its pixel column.
 __device__ int column_bin(float x, int bins) {
   return min(max(static_cast<int>(floorf(x)), 0), bins - 1);
@@ -131,7 +127,7 @@ void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* c
                             const SurfOrderWork& work, cudaStream_t stream) {
   if (capacity == 0)
     return;
-  const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kMaxBlocks);
+  const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kSurfMaxGridBlocks);
   orient_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
       sum, candidates, candidate_count, capacity, upright, weights, keypoints, work);
   check_launch("orient_kernel");
