@@ -1,5 +1,5 @@
 // Dominant orientation of a SURF keypoint (OpenCV's SURFInvoker): Haar responses of size 4s on a
-// grid of step s within radius 6s, Gaussian weighted (sigma 2.5s); the orientation is the
+// grid of step s within radius 6s, Gaussian weighted (sigma 2s); the orientation is the
 // direction of the largest vector sum over a 60 degree window slid in 5 degree steps.
 //
 // Angles follow OpenCV: degrees in [0, 360) from the x axis towards y (down), i.e. the direction
@@ -16,7 +16,9 @@ inline constexpr int kSurfOrientationRadius = 6;  // in units of s
 inline constexpr int kSurfOrientationSide = 2 * kSurfOrientationRadius + 1;
 // Candidate samples: the square around the disc of radius 6 (113 of them lie on it).
 inline constexpr int kSurfOrientationCandidates = kSurfOrientationSide * kSurfOrientationSide;
-inline constexpr float kSurfOrientationSigma = 2.5f;  // in units of s
+// Bay et al.'s and the 2s rather than OpenCV's 2.5s (SURF_ORI_SIGMA): on the ground-truth
+// warps it gives 1-9 % more correct matches on five of six images and 1 % fewer on brick.
+inline constexpr float kSurfOrientationSigma = 2.0f;  // in units of s
 inline constexpr int kSurfOrientationWindow = 60;     // degrees
 inline constexpr int kSurfOrientationSearchStep = 5;  // degrees
 inline constexpr int kSurfOrientationWindows = 360 / kSurfOrientationSearchStep;
@@ -62,7 +64,7 @@ GPUSIFT_HD bool surf_orientation_window(const Keypoint& k, int frame_width, int 
   return true;
 }
 
-// Gaussian weight of the candidate k (below): the product of two taps of sigma 2.5 as OpenCV's
+// Gaussian weight of the candidate k (below): the product of two taps of sigma 2 as OpenCV's
 // getGaussianKernel, whose normalisation would scale every sample alike and is left out.
 GPUSIFT_HD float surf_orientation_weight(int k) {
   const float dx = static_cast<float>(k / kSurfOrientationSide - kSurfOrientationRadius);
