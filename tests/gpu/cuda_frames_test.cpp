@@ -20,16 +20,6 @@ namespace {
 
 class CudaFrames : public CudaTest {};
 
-ErrorCode code_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.code();
-  }
-  ADD_FAILURE() << "no gpusift::Error was thrown";
-  return ErrorCode::kDeviceFailure;
-}
-
 TEST_F(CudaFrames, TinyAndOddSizesAgreeWithTheCpuBackend) {
   CudaSiftExtractor gpu{SiftParams{}};
   CpuSiftExtractor cpu{SiftParams{}};
@@ -207,17 +197,9 @@ TEST_F(CudaFrames, OverflowKeepsTheStrongestAndSaysSo) {
 TEST_F(CudaFrames, OutOfDeviceMemoryIsAnErrorAndTheExtractorRecovers) {
   const cv::Mat big = resized(load_gray("astronaut.png"), 4096, 4096);
   CudaSiftExtractor gpu{SiftParams{}};
-  size_t free_bytes = 0, total_bytes = 0;
-  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
-  std::vector<void*> hog;
-  const size_t chunk = size_t(256) << 20;
-  for (void* p = nullptr; cudaMalloc(&p, chunk) == cudaSuccess;)
-    hog.push_back(p);
-  cudaGetLastError();
-  EXPECT_EQ(ErrorCode::kOutOfMemory,
-            code_of([&] { extract_host(gpu, big.data, big.step, big.cols, big.rows); }));
-  for (void* p : hog)
-    cudaFree(p);
+  EXPECT_EQ(ErrorCode::kOutOfMemory, code_with_device_memory_taken([&] {
+              extract_host(gpu, big.data, big.step, big.cols, big.rows);
+            }));
   const Features after = extract_host(gpu, big.data, big.step, big.cols, big.rows);
   EXPECT_GT(after.keypoints.size(), 1000u);
 }

@@ -42,16 +42,6 @@ Features cpu_surf(const cv::Mat& gray, const SurfParams& params = SurfParams{}) 
   return cpu.extract(gray.data, gray.step, gray.cols, gray.rows);
 }
 
-ErrorCode code_of(const std::function<void()>& action) {
-  try {
-    action();
-  } catch (const Error& error) {
-    return error.code();
-  }
-  ADD_FAILURE() << "no gpusift::Error was thrown";
-  return ErrorCode::kDeviceFailure;
-}
-
 int identical_keypoints(const Features& a, const Features& b) {
   int same = 0;
   for (size_t i = 0; i < std::min(a.keypoints.size(), b.keypoints.size()); ++i)
@@ -252,6 +242,16 @@ TEST_F(CudaSurf, LargeFrameWorksAndHugeFrameIsRefusedBeforeAllocating) {
   EXPECT_EQ(ErrorCode::kFrameTooLarge, code_of([&] { huge(20000, 20000); }));
   EXPECT_EQ(reserved, gpu.reserved_device_bytes());
   EXPECT_TRUE(bit_identical(f, extract(gpu, big)));
+}
+
+TEST_F(CudaSurf, OutOfDeviceMemoryIsAnErrorAndTheExtractorRecovers) {
+  const cv::Mat big = resized(load_gray("astronaut.png"), 4096, 4096);
+  CudaSurfExtractor gpu{SurfParams{}};
+  EXPECT_EQ(ErrorCode::kOutOfMemory, code_with_device_memory_taken([&] { extract(gpu, big); }));
+  const Features after = extract(gpu, big);
+  EXPECT_GT(after.keypoints.size(), 1000u);
+  CudaSurfExtractor fresh{SurfParams{}};
+  EXPECT_TRUE(bit_identical(after, extract(fresh, big)));
 }
 
 // Noise without a threshold has ~170000 maxima, past the initial candidate capacity (65536):

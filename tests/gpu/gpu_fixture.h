@@ -1,9 +1,11 @@
 // Shared set-up of the CUDA suites: device 0 current and a stream per fixture.
 #pragma once
 
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <opencv2/core.hpp>
 #include <utility>
@@ -11,6 +13,7 @@
 
 #include "feature_identity.h"
 #include "gpusift/cuda_sift.h"
+#include "gpusift/error.h"
 
 namespace gpusift::testing {
 
@@ -51,6 +54,30 @@ class CudaTest : public ::testing::Test {
   ScopedCudaDevice device_;
   OwnedCudaStream stream_;
 };
+
+// The code of the gpusift::Error that `action` throws (a test failure when it throws none).
+inline ErrorCode code_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const Error& error) {
+    return error.code();
+  }
+  ADD_FAILURE() << "no gpusift::Error was thrown";
+  return ErrorCode::kDeviceFailure;
+}
+
+// code_of(action) while every device allocation of 256 MB that still succeeds is held.
+inline ErrorCode code_with_device_memory_taken(const std::function<void()>& action) {
+  std::vector<void*> taken;
+  const size_t chunk = size_t(256) << 20;
+  for (void* p = nullptr; cudaMalloc(&p, chunk) == cudaSuccess;)
+    taken.push_back(p);
+  cudaGetLastError();
+  const ErrorCode code = code_of(action);
+  for (void* p : taken)
+    cudaFree(p);
+  return code;
+}
 
 inline bool identical(const Features& a, const Features& b) {
   return a.keypoints.size() == b.keypoints.size() &&
