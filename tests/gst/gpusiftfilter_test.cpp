@@ -479,7 +479,11 @@ TEST(GpusiftFilter, SurfWithUint8DescriptorIsASettingsErrorUntilFixed) {
 }
 
 // Counts live objects by type name through the leaks tracer (gst_test_main switches it on).
+// The tracer's list holds a reference to every live object, and taking one from an object that a
+// streaming thread is releasing for the last time resurrects it half disposed: so first wait for
+// every task thread of the earlier pipelines to finish.
 int live_objects_named(const char* type_name) {
+  gst_task_cleanup_all();
   GList* tracers = gst_tracing_get_active_tracers();
   int count = -1;
   for (GList* t = tracers; t; t = t->next) {
