@@ -38,8 +38,12 @@ int round_up(int value, int step) {
 struct CudaSurfExtractor::State {
   SurfParams params;
   int device = 0;
+  // Host-computed weights, copied to the device on the first frame's stream.
+  cuda::SurfOrientationWeights host_orientation_weights{};
+  cuda::SurfDescriptorWeights host_descriptor_weights{};
   DeviceBuffer<cuda::SurfOrientationWeights> orientation_weights;
   DeviceBuffer<cuda::SurfDescriptorWeights> descriptor_weights;
+  bool weights_on_device = false;
 
   // Per frame size.
   int width = 0, height = 0;
@@ -230,6 +234,15 @@ void CudaSurfExtractor::State::keep_at_most(int limit, Keypoint** current, int* 
 void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, Features* out) {
   if (!lists_ready)
     allocate_lists(capacity);
+  if (!weights_on_device) {
+    check(cudaMemcpyAsync(orientation_weights.get(), &host_orientation_weights,
+                          sizeof(host_orientation_weights), cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (weights)");
+    check(cudaMemcpyAsync(descriptor_weights.get(), &host_descriptor_weights,
+                          sizeof(host_descriptor_weights), cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (weights)");
+    weights_on_device = true;
+  }
   layout_for(frame.width, frame.height);
   const cuda::StagedFrame staged = staging.stage(frame, device, stream);
   cuda::integral_image(staged.data, staged.pitch_bytes, frame.format, width, height, integral.get(),
@@ -293,16 +306,10 @@ CudaSurfExtractor::CudaSurfExtractor(const SurfParams& params, int device_id) : 
   State& s = *state_;
   s.params = params;
   s.device = cuda::current_device_for(device_id);
+  s.host_orientation_weights = cuda::surf_orientation_weights();
+  s.host_descriptor_weights = cuda::surf_descriptor_weights();
   s.orientation_weights.reserve(1);
   s.descriptor_weights.reserve(1);
-  const cuda::SurfOrientationWeights orientation = cuda::surf_orientation_weights();
-  const cuda::SurfDescriptorWeights descriptor = cuda::surf_descriptor_weights();
-  check(cudaMemcpy(s.orientation_weights.get(), &orientation, sizeof(orientation),
-                   cudaMemcpyHostToDevice),
-        "cudaMemcpy (weights)");
-  check(cudaMemcpy(s.descriptor_weights.get(), &descriptor, sizeof(descriptor),
-                   cudaMemcpyHostToDevice),
-        "cudaMemcpy (weights)");
   s.allocate_lists(kCapacityStep);
 }
 
