@@ -74,6 +74,8 @@ struct CudaSurfExtractor::State {
   DeviceBuffer<float> descriptors;
   PinnedBuffer<float> host_descriptors;
   PinnedBuffer<Keypoint> host_keypoints;
+  float* mapped_descriptors = nullptr;  // their device addresses
+  Keypoint* mapped_keypoints = nullptr;
   DeviceBuffer<int> counters;  // [0] candidates, [1] unique keypoints, [2] strongest kept
   PinnedBuffer<int> host_counters;
   cuda::Event counted;  // the counters' copy to the host is done
@@ -106,8 +108,7 @@ void CudaSurfExtractor::State::describe(const Keypoint* kept, const int* count,
                                         cudaStream_t stream) {
   if (surf_descriptor_size(params) > 0)
     cuda::describe_surf(integral_view(), kept, count, capacity, params.extended,
-                        descriptor_weights.get(), descriptors.get(), host_descriptors.get(),
-                        stream);
+                        descriptor_weights.get(), descriptors.get(), mapped_descriptors, stream);
 }
 
 // Once the stream is done: the first `count` descriptor rows into `out`.
@@ -143,6 +144,8 @@ void CudaSurfExtractor::State::allocate_lists(int needed) {
   descriptors.reserve(descriptor_values);
   host_descriptors.reserve(descriptor_values);
   host_keypoints.reserve(cap);
+  mapped_descriptors = cuda::mapped_host_pointer(host_descriptors.get());
+  mapped_keypoints = cuda::mapped_host_pointer(host_keypoints.get());
   counters.reserve(4);
   host_counters.reserve(4);
   capacity = wanted;
@@ -214,7 +217,7 @@ void CudaSurfExtractor::State::detect_and_order(cudaStream_t stream) {
                                params.upright, orientation_weights.get(), oriented.get(), work,
                                stream);
   cuda::order_surf_keypoints(oriented.get(), candidates.get(), counters.get(), capacity, work,
-                             keypoints.get(), host_keypoints.get(), counters.get() + 1, stream);
+                             keypoints.get(), mapped_keypoints, counters.get() + 1, stream);
 }
 
 // As the CPU's retain_strongest: the strongest `limit` by response, ties to the canonically first

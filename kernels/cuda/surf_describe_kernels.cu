@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "cuda_check.h"
-#include "device_memory.h"
 #include "surf_kernels.h"
 
 namespace gpusift::cuda {
@@ -87,8 +86,7 @@ void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, cons
     return;
   const int blocks = std::min((capacity + kWarpsPerBlock - 1) / kWarpsPerBlock, kSurfMaxGridBlocks);
   describe_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
-      sum, keypoints, count, capacity, extended, weights, descriptors,
-      mapped_host_pointer(host_descriptors));
+      sum, keypoints, count, capacity, extended, weights, descriptors, host_descriptors);
   check_launch("describe_kernel");
 }
 

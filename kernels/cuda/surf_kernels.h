@@ -155,15 +155,16 @@ void orient_surf_candidates(const IntegralImageView& sum, const SurfCandidate* c
                             const SurfOrientationWeights* weights, Keypoint* keypoints,
                             const SurfOrderWork& work, cudaStream_t stream);
 
-// The oriented keypoints of the binned candidates into out[0..*out_count) and host_out (pinned
-// host memory, written across PCIe), in the canonical order of keypoint.h without duplicates
-// (equal x, y, size, angle): the CPU's sort_and_deduplicate.
+// The oriented keypoints of the binned candidates into out[0..*out_count) and host_out (the device
+// address of pinned host memory, written across PCIe), in the canonical order of keypoint.h
+// without duplicates (equal x, y, size, angle): the CPU's sort_and_deduplicate.
 void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candidates,
                           const int* candidate_count, int capacity, const SurfOrderWork& work,
                           Keypoint* out, Keypoint* host_out, int* out_count, cudaStream_t stream);
 
 // Descriptor rows (64, or 128 when extended) of keypoints[0..min(*count, capacity)), into
-// `descriptors` and `host_descriptors` (pinned host memory, written across PCIe) alike.
+// `descriptors` and `host_descriptors` (the device address of pinned host memory, written across
+// PCIe) alike.
 void describe_surf(const IntegralImageView& sum, const Keypoint* keypoints, const int* count,
                    int capacity, bool extended, const SurfDescriptorWeights* weights,
                    float* descriptors, float* host_descriptors, cudaStream_t stream);

@@ -6,7 +6,6 @@
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
-#include "device_memory.h"
 #include "surf_kernels.h"
 
 namespace gpusift::cuda {
@@ -146,7 +145,7 @@ void order_surf_keypoints(const Keypoint* keypoints, const SurfCandidate* candid
   write_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(keypoints, work, out);
   check_launch("write_kernel");
   copy_to_host_kernel<<<blocks_for(capacity), kThreads, 0, stream>>>(
-      out, out_count, reinterpret_cast<uint32_t*>(mapped_host_pointer(host_out)));
+      out, out_count, reinterpret_cast<uint32_t*>(host_out));
   check_launch("copy_to_host_kernel");
 }
 
