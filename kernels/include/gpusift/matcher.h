@@ -1,0 +1,92 @@
+// Descriptor matching and robust motion estimation between two frames' features, on the CPU or
+// an NVIDIA GPU. Both backends give identical results on the same input (the math lives once in
+// common/include/gpusift/match_math.h and motion_models.h); the CPU backend is the oracle.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "gpusift/extractor.h"    // Backend
+#include "gpusift/frame.h"        // MemoryKind
+#include "gpusift/sift_params.h"  // DescriptorFormat
+
+namespace gpusift {
+
+// `count` rows of `size` values, contiguous row-major: float for kFloat and kRootSift (SIFT 128,
+// SURF 64 or 128), uint8 for kUint8. Device memory only for the CUDA matcher (on its device).
+struct DescriptorSetView {
+  const void* data;
+  int count;
+  int size;
+  DescriptorFormat format;
+  MemoryKind memory;
+};
+
+struct MatchParams {
+  float ratio = 0.8f;  // Lowe's ratio test: best < ratio * second best; 1 or more keeps all
+  bool cross_check = false;
+};
+
+struct Match {
+  int32_t query;
+  int32_t train;
+  float distance;  // L2 distance (not squared)
+};
+
+enum class MotionModel { kNone, kTranslation, kSimilarity, kAffine, kHomography };
+
+// The motion maps `from` onto `to`.
+struct PointPair {
+  float from_x, from_y, to_x, to_y;
+};
+
+struct RansacParams {
+  MotionModel model = MotionModel::kHomography;
+  float threshold = 3.0f;  // pixels of reprojection error
+  int iterations = 512;
+  uint64_t seed = 0;
+};
+
+struct MotionEstimate {
+  bool found = false;
+  double matrix[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major 3x3, identity when !found
+  int inliers = 0;
+  std::vector<uint8_t> inlier_mask;  // one per pair, 1 for inliers (empty when !found)
+};
+
+class Matcher {
+ public:
+  virtual ~Matcher() = default;
+  virtual Backend backend() const = 0;
+
+  // For each query row, its nearest train row by L2, kept when best < ratio * second best
+  // (Lowe); with cross_check also only when the query row is the nearest to that train row.
+  // Output sorted by query index. Reuses out's storage.
+  // A missing second neighbour (fewer than 2 train rows) counts as infinitely far, so a single
+  // train row always passes the ratio test. Ties go to the lowest train (or query) index.
+  // Throws gpusift::Error(kInvalidArgument) for kNone, formats or sizes that differ between
+  // query and train, a null pointer with rows, negative counts, or memory the backend cannot
+  // read (device memory on the CPU); kOutOfMemory / kDeviceFailure on the GPU.
+  virtual void match(const DescriptorSetView& query, const DescriptorSetView& train,
+                     const MatchParams& params, std::vector<Match>* out) = 0;
+
+  // RANSAC: `iterations` deterministic hypotheses (minimal samples drawn from seed), scored by
+  // counting pairs with reprojection error < threshold, best (most inliers, then the lowest
+  // iteration) refined by least squares on its inliers. Deterministic for a seed; CPU and CUDA
+  // give identical results on the same input. Too few pairs or only degenerate samples give
+  // found = false. kNone gives found = false. Throws kInvalidArgument for a negative iteration
+  // count or a threshold that is not positive.
+  virtual MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
+                                         const RansacParams& params) = 0;
+};
+
+// kAuto: CUDA when it is built in and a device is present, else the CPU. Throws gpusift::Error
+// like create_extractor (kNoDevice when kCuda cannot be had).
+std::unique_ptr<Matcher> create_matcher(Backend backend, int cuda_device_id = -1);
+// A CUDA matcher on the context current on this thread (GStreamer elements push a
+// GstCudaContext), with its own stream, selecting no device. Create, use and destroy it with
+// that context current. Throws kNoDevice when CUDA is not built in.
+std::unique_ptr<Matcher> create_cuda_matcher_on_current_context();
+
+}  // namespace gpusift
