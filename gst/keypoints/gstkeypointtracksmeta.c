@@ -1,0 +1,216 @@
+#include "gstkeypointtracksmeta.h"
+
+#include <math.h>
+#include <string.h>
+
+static const gdouble identity[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+
+GType gst_keypoint_tracks_meta_api_get_type(void) {
+  static gsize type = 0;
+  /* Positions and motions in pixels, as for GstKeypointsMeta: colour conversions keep the meta,
+   * scalers transform it, flips, crops and rotations drop it. */
+  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
+  if (g_once_init_enter(&type)) {
+    GType registered = gst_meta_api_type_register("GstKeypointTracksMetaAPI", tags);
+    g_once_init_leave(&type, registered);
+  }
+  return type;
+}
+
+void gst_keypoint_motion_init(GstKeypointMotion* motion) {
+  g_return_if_fail(motion != NULL);
+  memset(motion, 0, sizeof(*motion));
+  motion->model = GST_KEYPOINT_MOTION_MODEL_NONE;
+  memcpy(motion->matrix, identity, sizeof(identity));
+  memcpy(motion->cumulative, identity, sizeof(identity));
+}
+
+const gchar* gst_keypoint_motion_model_to_string(GstKeypointMotionModel model) {
+  switch (model) {
+    case GST_KEYPOINT_MOTION_MODEL_NONE:
+      return "none";
+    case GST_KEYPOINT_MOTION_MODEL_TRANSLATION:
+      return "translation";
+    case GST_KEYPOINT_MOTION_MODEL_SIMILARITY:
+      return "similarity";
+    case GST_KEYPOINT_MOTION_MODEL_AFFINE:
+      return "affine";
+    case GST_KEYPOINT_MOTION_MODEL_HOMOGRAPHY:
+      return "homography";
+    default:
+      return "unknown";
+  }
+}
+
+static gboolean matrix_is_finite(const gdouble* m) {
+  guint i;
+  for (i = 0; i < 9; i++) {
+    if (!isfinite(m[i])) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+static gboolean model_is_valid(GstKeypointMotionModel model) {
+  switch (model) {
+    case GST_KEYPOINT_MOTION_MODEL_NONE:
+    case GST_KEYPOINT_MOTION_MODEL_TRANSLATION:
+    case GST_KEYPOINT_MOTION_MODEL_SIMILARITY:
+    case GST_KEYPOINT_MOTION_MODEL_AFFINE:
+    case GST_KEYPOINT_MOTION_MODEL_HOMOGRAPHY:
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+static gboolean motion_is_valid(const GstKeypointMotion* motion) {
+  return model_is_valid(motion->model) && motion->inliers <= motion->matches &&
+         matrix_is_finite(motion->matrix) && matrix_is_finite(motion->cumulative);
+}
+
+static gboolean gst_keypoint_tracks_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
+  GstKeypointTracksMeta* tmeta = (GstKeypointTracksMeta*)meta;
+  (void)params;
+  (void)buffer;
+  tmeta->width = 0;
+  tmeta->height = 0;
+  tmeta->n_tracks = 0;
+  tmeta->tracks = NULL;
+  gst_keypoint_motion_init(&tmeta->motion);
+  tmeta->track_bytes = NULL;
+  return TRUE;
+}
+
+static void gst_keypoint_tracks_meta_free(GstMeta* meta, GstBuffer* buffer) {
+  GstKeypointTracksMeta* tmeta = (GstKeypointTracksMeta*)meta;
+  (void)buffer;
+  g_clear_pointer(&tmeta->track_bytes, g_bytes_unref);
+}
+
+/* Adds a meta owning the given reference. Arguments are valid. */
+static GstKeypointTracksMeta* add_meta_take(GstBuffer* buffer, guint width, guint height,
+                                            GBytes* track_bytes, const GstKeypointMotion* motion) {
+  GstKeypointTracksMeta* meta =
+      (GstKeypointTracksMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINT_TRACKS_META_INFO, NULL);
+  if (meta == NULL) {
+    g_bytes_unref(track_bytes);
+    return NULL;
+  }
+  meta->width = width;
+  meta->height = height;
+  meta->track_bytes = track_bytes;
+  meta->tracks = g_bytes_get_data(track_bytes, NULL);
+  meta->n_tracks = (guint)(g_bytes_get_size(track_bytes) / sizeof(GstKeypointTrack));
+  meta->motion = *motion;
+  return meta;
+}
+
+GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, guint width,
+                                                           guint height,
+                                                           const GstKeypointTrack* tracks,
+                                                           guint n_tracks,
+                                                           const GstKeypointMotion* motion) {
+  gsize size;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
+  g_return_val_if_fail(width > 0 && height > 0, NULL);
+  g_return_val_if_fail(n_tracks == 0 || tracks != NULL, NULL);
+  g_return_val_if_fail(g_size_checked_mul(&size, n_tracks, sizeof(GstKeypointTrack)), NULL);
+  g_return_val_if_fail(motion != NULL && motion_is_valid(motion), NULL);
+
+  return add_meta_take(buffer, width, height, g_bytes_new(tracks, size), motion);
+}
+
+GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
+    GstBuffer* buffer, guint width, guint height, GBytes* tracks, const GstKeypointMotion* motion) {
+  gsize size;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
+  g_return_val_if_fail(width > 0 && height > 0, NULL);
+  g_return_val_if_fail(tracks != NULL, NULL);
+  size = g_bytes_get_size(tracks);
+  g_return_val_if_fail(size % sizeof(GstKeypointTrack) == 0, NULL);
+  g_return_val_if_fail(size / sizeof(GstKeypointTrack) <= G_MAXUINT, NULL);
+  g_return_val_if_fail(motion != NULL && motion_is_valid(motion), NULL);
+
+  return add_meta_take(buffer, width, height, g_bytes_ref(tracks), motion);
+}
+
+GstKeypointTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer) {
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  return (GstKeypointTracksMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINT_TRACKS_META_API_TYPE);
+}
+
+GstBuffer* gst_keypoint_tracks_meta_get_tracks_buffer(const GstKeypointTracksMeta* meta) {
+  g_return_val_if_fail(meta != NULL, NULL);
+  g_return_val_if_fail(meta->meta.info != NULL &&
+                           meta->meta.info->api == GST_KEYPOINT_TRACKS_META_API_TYPE &&
+                           meta->track_bytes != NULL,
+                       NULL);
+  /* Wrapped memory needs a data pointer, which empty GBytes may lack. */
+  if (g_bytes_get_size(meta->track_bytes) == 0) {
+    return gst_buffer_new();
+  }
+  return gst_buffer_new_wrapped_bytes(meta->track_bytes);
+}
+
+/* m := S * m * S^-1 with S = diag(sx, sy, 1): the same motion in coordinates scaled by S. */
+static void scale_matrix(gdouble* m, gdouble sx, gdouble sy) {
+  const gdouble row_scale[3] = {sx, sy, 1.0};
+  const gdouble column_scale[3] = {1.0 / sx, 1.0 / sy, 1.0};
+  guint r, c;
+  for (r = 0; r < 3; r++) {
+    for (c = 0; c < 3; c++) {
+      m[r * 3 + c] *= row_scale[r] * column_scale[c];
+    }
+  }
+}
+
+static gboolean gst_keypoint_tracks_meta_transform(GstBuffer* dest, GstMeta* meta,
+                                                   GstBuffer* buffer, GQuark type, gpointer data) {
+  const GstKeypointTracksMeta* src = (const GstKeypointTracksMeta*)meta;
+  (void)buffer;
+
+  if (GST_META_TRANSFORM_IS_COPY(type)) {
+    /* Region copies too: a buffer region is still the whole frame for video. */
+    return add_meta_take(dest, src->width, src->height, g_bytes_ref(src->track_bytes),
+                         &src->motion) != NULL;
+  }
+  if (GST_VIDEO_META_TRANSFORM_IS_SCALE(type)) {
+    const GstVideoMetaTransform* scale = data;
+    const gint width = GST_VIDEO_INFO_WIDTH(scale->out_info);
+    const gint height = GST_VIDEO_INFO_HEIGHT(scale->out_info);
+    GstKeypointMotion motion = src->motion;
+
+    if (width <= 0 || height <= 0) {
+      return FALSE;
+    }
+    /* Tracks are per keypoint and carry no coordinates; only the motions change. */
+    if ((guint)width != src->width || (guint)height != src->height) {
+      const gdouble sx = (gdouble)width / src->width;
+      const gdouble sy = (gdouble)height / src->height;
+      scale_matrix(motion.matrix, sx, sy);
+      scale_matrix(motion.cumulative, sx, sy);
+    }
+    return add_meta_take(dest, (guint)width, (guint)height, g_bytes_ref(src->track_bytes),
+                         &motion) != NULL;
+  }
+  return FALSE;
+}
+
+const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void) {
+  static const GstMetaInfo* info = NULL;
+  if (g_once_init_enter(&info)) {
+    const GstMetaInfo* registered =
+        gst_meta_register(GST_KEYPOINT_TRACKS_META_API_TYPE, "GstKeypointTracksMeta",
+                          sizeof(GstKeypointTracksMeta), gst_keypoint_tracks_meta_init,
+                          gst_keypoint_tracks_meta_free, gst_keypoint_tracks_meta_transform);
+    g_once_init_leave(&info, registered);
+  }
+  return info;
+}
