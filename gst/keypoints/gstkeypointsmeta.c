@@ -172,6 +172,52 @@ GstKeypointsMeta* gst_buffer_add_keypoints_meta_from_bytes(
                        descriptor_size, descriptors);
 }
 
+GstKeypointsMeta* gst_buffer_get_keypoints_meta(GstBuffer* buffer) {
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  return (GstKeypointsMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINTS_META_API_TYPE);
+}
+
+/* A meta made by this library: the private storage backs the public arrays. */
+static gboolean meta_is_valid(const GstKeypointsMeta* meta) {
+  return meta->meta.info != NULL && meta->meta.info->api == GST_KEYPOINTS_META_API_TYPE &&
+         meta->keypoint_bytes != NULL &&
+         (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) ==
+             (meta->descriptor_bytes == NULL);
+}
+
+GBytes* gst_keypoints_meta_get_keypoints_bytes(const GstKeypointsMeta* meta) {
+  g_return_val_if_fail(meta != NULL, NULL);
+  g_return_val_if_fail(meta_is_valid(meta), NULL);
+  return g_bytes_ref(meta->keypoint_bytes);
+}
+
+GBytes* gst_keypoints_meta_get_descriptors_bytes(const GstKeypointsMeta* meta) {
+  g_return_val_if_fail(meta != NULL, NULL);
+  g_return_val_if_fail(meta_is_valid(meta), NULL);
+  return meta->descriptor_bytes ? g_bytes_ref(meta->descriptor_bytes) : NULL;
+}
+
+/* A read-only buffer over the bytes, sharing them; without memory when they are empty, because
+ * wrapped memory needs a data pointer and empty GBytes may have none. */
+static GstBuffer* buffer_sharing(GBytes* bytes) {
+  if (g_bytes_get_size(bytes) == 0) {
+    return gst_buffer_new();
+  }
+  return gst_buffer_new_wrapped_bytes(bytes);
+}
+
+GstBuffer* gst_keypoints_meta_get_keypoints_buffer(const GstKeypointsMeta* meta) {
+  g_return_val_if_fail(meta != NULL, NULL);
+  g_return_val_if_fail(meta_is_valid(meta), NULL);
+  return buffer_sharing(meta->keypoint_bytes);
+}
+
+GstBuffer* gst_keypoints_meta_get_descriptors_buffer(const GstKeypointsMeta* meta) {
+  g_return_val_if_fail(meta != NULL, NULL);
+  g_return_val_if_fail(meta_is_valid(meta), NULL);
+  return meta->descriptor_bytes ? buffer_sharing(meta->descriptor_bytes) : NULL;
+}
+
 /* Keypoints of src mapped into a width x height coordinate space covering the same image. */
 static GBytes* scale_keypoints(const GstKeypointsMeta* src, guint width, guint height) {
   const gdouble sx = (gdouble)width / src->width;
