@@ -1,10 +1,12 @@
 #include "gstkeypointoverlay.h"
 
 #include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointtracksmeta.h>
 #include <math.h>
 #include <stdlib.h>
 
 #include "keypointdraw.h"
+#include "keypointtrails.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_overlay_debug);
 #define GST_CAT_DEFAULT gst_keypoint_overlay_debug
@@ -14,6 +16,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_keypoint_overlay_debug);
 #define MAX_THICKNESS 16
 #define DEFAULT_MAX_KEYPOINTS 0
 #define DEFAULT_DRAW_ORIENTATION TRUE
+#define DEFAULT_TRACK_LENGTH 10
+#define MAX_TRACK_LENGTH 1000
 
 enum {
   PROP_0,
@@ -21,6 +25,7 @@ enum {
   PROP_THICKNESS,
   PROP_MAX_KEYPOINTS,
   PROP_DRAW_ORIENTATION,
+  PROP_TRACK_LENGTH,
 };
 
 typedef struct {
@@ -28,6 +33,7 @@ typedef struct {
   gint thickness;
   gint max_keypoints; /* 0: all */
   gboolean draw_orientation;
+  gint track_length; /* positions per trail; 0: no trails */
 } OverlayStyle;
 
 struct _GstKeypointOverlay {
@@ -35,6 +41,7 @@ struct _GstKeypointOverlay {
 
   OverlayStyle style;    /* guarded by the object lock */
   KeypointDrawMask mask; /* streaming thread only */
+  KeypointTrails trails; /* streaming thread only */
 };
 
 #define OVERLAY_CAPS GST_VIDEO_CAPS_MAKE("{ RGBA, BGRA, RGBx, BGRx, I420, NV12 }")
@@ -68,6 +75,9 @@ static void gst_keypoint_overlay_set_property(GObject* object, guint prop_id, co
     case PROP_DRAW_ORIENTATION:
       self->style.draw_orientation = g_value_get_boolean(value);
       break;
+    case PROP_TRACK_LENGTH:
+      self->style.track_length = g_value_get_int(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -92,6 +102,9 @@ static void gst_keypoint_overlay_get_property(GObject* object, guint prop_id, GV
     case PROP_DRAW_ORIENTATION:
       g_value_set_boolean(value, self->style.draw_orientation);
       break;
+    case PROP_TRACK_LENGTH:
+      g_value_set_int(value, self->style.track_length);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -101,11 +114,13 @@ static void gst_keypoint_overlay_get_property(GObject* object, guint prop_id, GV
 
 static void gst_keypoint_overlay_finalize(GObject* object) {
   keypoint_draw_mask_release(&GST_KEYPOINT_OVERLAY(object)->mask);
+  keypoint_trails_release(&GST_KEYPOINT_OVERLAY(object)->trails);
   G_OBJECT_CLASS(gst_keypoint_overlay_parent_class)->finalize(object);
 }
 
 static gboolean gst_keypoint_overlay_stop(GstBaseTransform* trans) {
   keypoint_draw_mask_release(&GST_KEYPOINT_OVERLAY(trans)->mask);
+  keypoint_trails_clear(&GST_KEYPOINT_OVERLAY(trans)->trails);
   return TRUE;
 }
 
@@ -248,10 +263,39 @@ static void blend_mask(GstVideoFrame* frame, const KeypointDrawMask* mask, guint
   }
 }
 
+/* Each track seen in this frame as a polyline through its last positions, in its own colour: one
+ * mask pass per track, since every track has its colour. Other layers (an object's outline) draw
+ * the same way: shapes into the mask, then blend_mask with their colour. */
+static void draw_trails(GstKeypointOverlay* self, GstVideoFrame* frame,
+                        const GstKeypointsMeta* meta, const GstKeypointTracksMeta* tracks,
+                        const OverlayStyle* style) {
+  const gdouble sx = (gdouble)self->mask.width / meta->width;
+  const gdouble sy = (gdouble)self->mask.height / meta->height;
+  gdouble* points = g_new(gdouble, 2 * (gsize)style->track_length);
+  guint i, k;
+
+  for (i = 0; i < tracks->n_tracks; i++) {
+    const gfloat* xy;
+    const guint n = keypoint_trails_get(&self->trails, tracks->tracks[i].track_id, &xy);
+    if (n < 2) {
+      continue;
+    }
+    for (k = 0; k < n; k++) {
+      points[2 * k] = xy[2 * k] * sx;
+      points[2 * k + 1] = xy[2 * k + 1] * sy;
+    }
+    keypoint_draw_polyline(&self->mask, points, n, FALSE, style->thickness);
+    blend_mask(frame, &self->mask, keypoint_trail_color(tracks->tracks[i].track_id));
+    keypoint_draw_mask_clear(&self->mask);
+  }
+  g_free(points);
+}
+
 static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* filter,
                                                              GstVideoFrame* frame) {
   GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(filter);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(frame->buffer);
+  const GstKeypointTracksMeta* tracks;
   OverlayStyle style;
 
   if (meta == NULL || meta->n_keypoints == 0 || meta->width == 0 || meta->height == 0) {
@@ -271,6 +315,15 @@ static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* fil
   draw_keypoints(&self->mask, meta, &style);
   blend_mask(frame, &self->mask, style.color);
   keypoint_draw_mask_clear(&self->mask);
+
+  /* Tracks belong to the keypoints only when there is one per keypoint. */
+  tracks = gst_buffer_get_keypoint_tracks_meta(frame->buffer);
+  if (tracks != NULL && tracks->n_tracks == meta->n_keypoints) {
+    keypoint_trails_update(&self->trails, meta, tracks, (guint)style.track_length);
+    if (style.track_length > 0) {
+      draw_trails(self, frame, meta, tracks, &style);
+    }
+  }
   return GST_FLOW_OK;
 }
 
@@ -302,10 +355,17 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
                                   g_param_spec_boolean("draw-orientation", "Draw orientation",
                                                        "Draw a radius along each keypoint's angle",
                                                        DEFAULT_DRAW_ORIENTATION, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_TRACK_LENGTH,
+      g_param_spec_int("track-length", "Track length",
+                       "Draw each track of GstKeypointTracksMeta (keypointtracker) through its "
+                       "last N positions, coloured by track id (0 = no tracks)",
+                       0, MAX_TRACK_LENGTH, DEFAULT_TRACK_LENGTH, flags));
 
   gst_element_class_set_static_metadata(
       element_class, "Keypoint overlay", "Filter/Effect/Video",
-      "Draws the keypoints of GstKeypointsMeta onto the video as circles with their orientation",
+      "Draws the keypoints of GstKeypointsMeta onto the video as circles with their orientation, "
+      "and the tracks of GstKeypointTracksMeta as trails coloured by track id",
       "gpusift");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -320,5 +380,7 @@ static void gst_keypoint_overlay_init(GstKeypointOverlay* self) {
   self->style.thickness = DEFAULT_THICKNESS;
   self->style.max_keypoints = DEFAULT_MAX_KEYPOINTS;
   self->style.draw_orientation = DEFAULT_DRAW_ORIENTATION;
+  self->style.track_length = DEFAULT_TRACK_LENGTH;
   keypoint_draw_mask_init(&self->mask, 0, 0);
+  keypoint_trails_init(&self->trails);
 }

@@ -177,6 +177,18 @@ void keypoint_draw_segment(KeypointDrawMask* mask, gdouble x0, gdouble y0, gdoub
   }
 }
 
+void keypoint_draw_polyline(KeypointDrawMask* mask, const gdouble* xy, guint n_points,
+                            gboolean closed, gdouble thickness) {
+  guint i;
+  for (i = 0; i + 1 < n_points; i++) {
+    keypoint_draw_segment(mask, xy[2 * i], xy[2 * i + 1], xy[2 * i + 2], xy[2 * i + 3], thickness);
+  }
+  if (closed && n_points > 2) {
+    keypoint_draw_segment(mask, xy[2 * (n_points - 1)], xy[2 * (n_points - 1) + 1], xy[0], xy[1],
+                          thickness);
+  }
+}
+
 void keypoint_draw_blend(const KeypointDrawMask* mask, const KeypointDrawComponent* components,
                          const guint8* values, guint n_components, guint8 alpha) {
   const KeypointDrawComponent* first = &components[0];

@@ -37,6 +37,11 @@ void keypoint_draw_ring(KeypointDrawMask* mask, gdouble cx, gdouble cy, gdouble 
 void keypoint_draw_segment(KeypointDrawMask* mask, gdouble x0, gdouble y0, gdouble x1, gdouble y1,
                            gdouble thickness);
 
+/* Covers the segments joining n_points points (x0, y0, x1, y1, ...) in order, and the last back
+ * to the first when closed: a track's trail, an object's outline. */
+void keypoint_draw_polyline(KeypointDrawMask* mask, const gdouble* xy, guint n_points,
+                            gboolean closed, gdouble thickness);
+
 /* Blends values[c] with the given opacity into every sample of components[c] that covers a masked
  * pixel. The components must share their size and subsampling (e.g. R, G, B, A or U, V). */
 void keypoint_draw_blend(const KeypointDrawMask* mask, const KeypointDrawComponent* components,

@@ -1,6 +1,7 @@
 /* keypointoverlay: what it draws where, on every supported format, and what it refuses. */
 #include <gst/check/gstharness.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointtracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -12,6 +13,7 @@
 
 #include "gst_test_support.h"
 #include "gstkeypointoverlay.h"
+#include "keypointtrails.h"
 
 namespace {
 
@@ -314,6 +316,104 @@ TEST(KeypointOverlay, PropertiesHaveDefaultsAndRefuseOutOfRangeValues) {
   g_object_get(element, "thickness", &thickness, nullptr);
   EXPECT_EQ(thickness, 16);
   gst_object_unref(element);
+}
+
+/* A frame whose keypoints (dots, size 0) carry the given track ids. */
+GstBuffer* frame_with_tracks(GstVideoFormat format, const std::vector<GstKeypoint>& keypoints,
+                             const std::vector<guint64>& ids) {
+  GstBuffer* buffer = gst_test::make_video_buffer(format, kWidth, kHeight, kBackground);
+  add_keypoints(buffer, kWidth, kHeight, keypoints);
+  std::vector<GstKeypointTrack> tracks;
+  for (guint64 id : ids) {
+    tracks.push_back(GstKeypointTrack{id, -1, 0});
+  }
+  GstKeypointMotion motion;
+  gst_keypoint_motion_init(&motion);
+  gst_buffer_add_keypoint_tracks_meta(buffer, kWidth, kHeight, tracks.data(),
+                                      static_cast<guint>(tracks.size()), &motion);
+  return buffer;
+}
+
+std::vector<int> rgba_of(guint32 argb) {
+  return {static_cast<int>((argb >> 16) & 0xff), static_cast<int>((argb >> 8) & 0xff),
+          static_cast<int>(argb & 0xff), 255};
+}
+
+/* Track 7 moves right along y = 10, track 8 along y = 30; the keypoints themselves are drawn
+ * transparent so that only the trails show. */
+TEST(KeypointOverlay, TrailsJoinEachTracksLastPositionsInItsColour) {
+  const auto rgba = GST_VIDEO_FORMAT_RGBA;
+  Overlay overlay(rgba, kWidth, kHeight);
+  g_object_set(overlay.element(), "color", 0x00000000u, "track-length", 3, nullptr);
+  GstBuffer* output = nullptr;
+  for (int step = 0; step < 4; step++) {
+    const float x = 8.0f + 10.0f * step;
+    if (output) {
+      gst_buffer_unref(output);
+    }
+    const guint64 second_id = step == 3 ? 108 : 8; /* track 8 ends; 108 starts there */
+    output = overlay.process(
+        frame_with_tracks(rgba, {keypoint(x, 10, 0, -1), keypoint(x, 30, 0, -1)}, {7, second_id}));
+    ASSERT_NE(output, nullptr);
+  }
+  /* Track 7's last three positions: x = 18, 28, 38; the first segment (8..18) is gone. */
+  for (int x : {19, 25, 33, 38}) {
+    EXPECT_EQ(overlay.at(output, x, 10), rgba_of(keypoint_trail_color(7))) << x;
+  }
+  EXPECT_EQ(overlay.at(output, 12, 10), background(rgba));
+  EXPECT_EQ(overlay.at(output, 44, 10), background(rgba));
+  /* Track 8 ended; track 108 is new with one position: no trail on y = 30. */
+  for (int x : {12, 25, 38}) {
+    EXPECT_EQ(overlay.at(output, x, 30), background(rgba)) << x;
+  }
+  EXPECT_NE(keypoint_trail_color(7), keypoint_trail_color(108));
+  gst_buffer_unref(output);
+}
+
+TEST(KeypointOverlay, TrackLengthZeroAndMismatchedTracksDrawNoTrails) {
+  const auto rgba = GST_VIDEO_FORMAT_RGBA;
+  for (int case_index = 0; case_index < 2; case_index++) {
+    Overlay overlay(rgba, kWidth, kHeight);
+    g_object_set(overlay.element(), "color", 0x00000000u, "track-length", case_index ? 5 : 0,
+                 nullptr);
+    GstBuffer* output = nullptr;
+    for (int step = 0; step < 3; step++) {
+      if (output) {
+        gst_buffer_unref(output);
+      }
+      const float x = 8.0f + 10.0f * step;
+      /* Case 1: two tracks for one keypoint, which belong to no keypoint in particular. */
+      const std::vector<guint64> ids =
+          case_index ? std::vector<guint64>{7, 9} : std::vector<guint64>{7};
+      output = overlay.process(frame_with_tracks(rgba, {keypoint(x, 10, 0, -1)}, ids));
+      ASSERT_NE(output, nullptr);
+    }
+    EXPECT_EQ(overlay.at(output, 23, 10), background(rgba)) << case_index;
+    gst_buffer_unref(output);
+  }
+}
+
+TEST(KeypointOverlay, TrailsOnYuvFramesAndTheTrackLengthProperty) {
+  GstElement* element = gst_element_factory_make("keypointoverlay", nullptr);
+  gint length = 0;
+  g_object_get(element, "track-length", &length, nullptr);
+  EXPECT_EQ(length, 10);
+  const GParamSpecInt* spec =
+      G_PARAM_SPEC_INT(g_object_class_find_property(G_OBJECT_GET_CLASS(element), "track-length"));
+  EXPECT_EQ(spec->minimum, 0);
+  EXPECT_EQ(spec->maximum, 1000);
+  gst_object_unref(element);
+
+  Overlay overlay(GST_VIDEO_FORMAT_NV12, kWidth, kHeight);
+  g_object_set(overlay.element(), "color", 0x00000000u, nullptr);
+  GstBuffer* first =
+      overlay.process(frame_with_tracks(GST_VIDEO_FORMAT_NV12, {keypoint(8, 10, 0, -1)}, {5}));
+  GstBuffer* second =
+      overlay.process(frame_with_tracks(GST_VIDEO_FORMAT_NV12, {keypoint(40, 10, 0, -1)}, {5}));
+  EXPECT_NE(overlay.at(second, 24, 10), background(GST_VIDEO_FORMAT_NV12));
+  EXPECT_EQ(overlay.at(second, 24, 30), background(GST_VIDEO_FORMAT_NV12));
+  gst_buffer_unref(first);
+  gst_buffer_unref(second);
 }
 
 TEST(KeypointOverlay, UnsupportedCapsAreRefused) {
