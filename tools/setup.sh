@@ -13,7 +13,9 @@ $sudo apt-get install -y -q --no-install-recommends \
   libopencv-dev libgtest-dev libgmock-dev \
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
-  gstreamer1.0-plugins-bad gstreamer1.0-libav
+  gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav \
+  gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 \
+  python3-gi python3-gst-1.0 python3-numpy
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 tools/fetch-test-images.sh
 [ -f build/build.ninja ] || meson setup build ${GPUSIFT_MESON_ARGS:-}

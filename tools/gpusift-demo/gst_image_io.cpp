@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "pipeline_launch.h"
+
 namespace gpusift::demo {
 
 cv::Mat read_image_bgr(const std::string& path) {
@@ -13,13 +15,9 @@ cv::Mat read_image_bgr(const std::string& path) {
                                   "\" ! decodebin ! videoconvert ! video/x-raw,format=BGR ! "
                                   "appsink name=sink sync=false";
   g_free(escaped);
-  GError* error = nullptr;
-  GstElement* pipeline = gst_parse_launch(description.c_str(), &error);
-  if (!pipeline) {
-    std::fprintf(stderr, "gpusift-demo: %s\n", error->message);
-    g_clear_error(&error);
+  GstElement* pipeline = launch_pipeline(description);
+  if (!pipeline)
     return cv::Mat();
-  }
   GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
   gst_element_set_state(pipeline, GST_STATE_PLAYING);
   GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND);

@@ -7,14 +7,18 @@
 #include <gst/video/video.h>
 #include <gst/keypoints/gstkeypointsmeta-opencv.hpp>
 
+#include <atomic>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <opencv2/imgproc.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "camera_motion.h"
 #include "gst_image_io.h"
+#include "pipeline_launch.h"
 #include "track_check.h"
 
 namespace gpusift::demo {
@@ -27,6 +31,7 @@ struct Options {
   std::string backend = "auto";
   int frames = 90;
   cv::Size size{1280, 720};
+  double stall_seconds = 60;  // no frame for this long ends the run with an error
 };
 
 struct Run {
@@ -35,6 +40,8 @@ struct Run {
   FrameFeatures first;
   long keypoint_total = 0, correct_total = 0, match_total = 0;
   int frames_seen = 0;
+  std::atomic<int> frames_out{0};
+  std::atomic<bool> stop_pushing{false};  // progress, read by the bus loop while the probe counts
   guint64 processing_us_total = 0;
   int processing_samples = 0;
 };
@@ -48,6 +55,7 @@ void save_png(GstBuffer* buffer, GstPad* pad, const std::string& path) {
 
 GstPadProbeReturn on_overlaid_frame(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
   Run& run = *static_cast<Run*>(data);
+  ++run.frames_out;
   GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
   const int index = static_cast<int>(GST_BUFFER_OFFSET(buffer));
@@ -71,9 +79,17 @@ GstPadProbeReturn on_overlaid_frame(GstPad* pad, GstPadProbeInfo* info, gpointer
   return GST_PAD_PROBE_OK;
 }
 
+// Keeps at most kQueuedFrames in appsrc. appsrc's own blocking would wait forever when the
+// pipeline fails before appsrc starts, so the wait here also ends when the bus loop gives up.
 bool push_frames(GstElement* appsrc, Run& run, const cv::Mat& source) {
+  constexpr guint64 kQueuedFrames = 4;
   const Options& o = run.options;
   for (int i = 0; i < o.frames; ++i) {
+    while (gst_app_src_get_current_level_buffers(GST_APP_SRC(appsrc)) >= kQueuedFrames) {
+      if (run.stop_pushing.load())
+        return false;
+      g_usleep(1000);
+    }
     cv::Mat frame;
     cv::cvtColor(render_frame(source, run.homographies[i], o.size), frame, cv::COLOR_BGR2BGRA);
     GstBuffer* buffer = gst_buffer_new_allocate(nullptr, frame.total() * 4, nullptr);
@@ -88,12 +104,37 @@ bool push_frames(GstElement* appsrc, Run& run, const cv::Mat& source) {
   return true;
 }
 
-// Waits for EOS; counts the filter's per-frame messages. False on an error (printed).
+void print_error(GstMessage* m) {
+  GError* error = nullptr;
+  gchar* debug = nullptr;
+  gst_message_parse_error(m, &error, &debug);
+  std::fprintf(stderr, "gpusift-demo: %s (%s)\n", error->message, debug ? debug : "");
+  g_clear_error(&error);
+  g_free(debug);
+}
+
+// Waits for EOS; counts the filter's per-frame messages. False on an error or when no frame
+// leaves the pipeline for stall_seconds (printed).
 bool wait_for_end(GstElement* pipeline, Run& run) {
   GstBus* bus = gst_element_get_bus(pipeline);
-  bool ok = true;
-  for (;;) {
-    GstMessage* m = gst_bus_timed_pop(bus, GST_CLOCK_TIME_NONE);
+  const gint64 stall_us = static_cast<gint64>(run.options.stall_seconds * 1e6);
+  gint64 last_progress = g_get_monotonic_time();
+  int frames_at_last_progress = run.frames_out.load();
+  bool ok = true, done = false;
+  while (!done) {
+    GstMessage* m = gst_bus_timed_pop(bus, GST_SECOND / 10);
+    const gint64 now = g_get_monotonic_time();
+    if (run.frames_out.load() != frames_at_last_progress) {
+      frames_at_last_progress = run.frames_out.load();
+      last_progress = now;
+    } else if (now - last_progress > stall_us) {
+      std::fprintf(stderr, "gpusift-demo: no frame left the pipeline for %.0f s; giving up\n",
+                   run.options.stall_seconds);
+      ok = false;
+      done = true;
+    }
+    if (!m)
+      continue;
     if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && gst_message_has_name(m, "gpusiftfilter")) {
       guint64 us = 0;
       if (gst_structure_get_uint64(gst_message_get_structure(m), "processing-time-us", &us)) {
@@ -106,18 +147,13 @@ bool wait_for_end(GstElement* pipeline, Run& run) {
       std::fprintf(stderr, "gpusift-demo: warning: %s\n", error->message);
       g_clear_error(&error);
     } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
-      GError* error = nullptr;
-      gchar* debug = nullptr;
-      gst_message_parse_error(m, &error, &debug);
-      std::fprintf(stderr, "gpusift-demo: %s (%s)\n", error->message, debug ? debug : "");
-      g_clear_error(&error);
-      g_free(debug);
+      print_error(m);
       ok = false;
+      done = true;
+    } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS) {
+      done = true;
     }
-    const bool done = GST_MESSAGE_TYPE(m) == GST_MESSAGE_EOS || !ok;
     gst_message_unref(m);
-    if (done)
-      break;
   }
   gst_object_unref(bus);
   return ok;
@@ -132,19 +168,15 @@ int run_demo(Run& run) {
     run.homographies.push_back(frame_homography(i, o.frames, source.size(), o.size));
 
   const std::string description =
-      "appsrc name=src format=time block=true max-buffers=4 caps=video/x-raw,format=BGRx,width=" +
+      "appsrc name=src format=time caps=video/x-raw,format=BGRx,width=" +
       std::to_string(o.size.width) + ",height=" + std::to_string(o.size.height) +
       ",framerate=30/1 ! gpusiftfilter name=sift post-messages=true backend=" + o.backend +
       " ! keypointoverlay name=overlay ! videoconvert ! x264enc speed-preset=veryfast ! "
       "mp4mux ! filesink location=\"" +
       o.mp4 + "\"";
-  GError* error = nullptr;
-  GstElement* pipeline = gst_parse_launch(description.c_str(), &error);
-  if (!pipeline) {
-    std::fprintf(stderr, "gpusift-demo: %s\n", error->message);
-    g_clear_error(&error);
+  GstElement* pipeline = launch_pipeline(description);
+  if (!pipeline)
     return 2;
-  }
   GstElement* overlay = gst_bin_get_by_name(GST_BIN(pipeline), "overlay");
   GstPad* pad = gst_element_get_static_pad(overlay, "src");
   gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, on_overlaid_frame, &run, nullptr);
@@ -154,11 +186,13 @@ int run_demo(Run& run) {
 
   const gint64 start = g_get_monotonic_time();
   bool ok = gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE;
-  if (ok)
-    push_frames(appsrc, run, source);
+  // Frames are rendered and pushed beside the bus loop, which ends the run on an error or stall.
+  std::thread pusher([&] { push_frames(appsrc, run, source); });
   ok = wait_for_end(pipeline, run) && ok;
   const double seconds = (g_get_monotonic_time() - start) / 1e6;
+  run.stop_pushing = true;
   gst_element_set_state(pipeline, GST_STATE_NULL);
+  pusher.join();
   gst_object_unref(appsrc);
   gst_object_unref(pipeline);
   if (!ok)
@@ -198,6 +232,8 @@ bool parse(int argc, char** argv, Options* o) {
       o->backend = value;
     } else if (flag == "--frames") {
       o->frames = std::atoi(value.c_str());
+    } else if (flag == "--stall-timeout") {
+      o->stall_seconds = std::atof(value.c_str());
     } else if (flag == "--size") {
       if (std::sscanf(value.c_str(), "%dx%d", &o->size.width, &o->size.height) != 2)
         return false;
@@ -205,7 +241,8 @@ bool parse(int argc, char** argv, Options* o) {
       return false;
     }
   }
-  return o->frames > 0 && o->size.width > 0 && o->size.height > 0 &&
+  return o->frames > 0 && std::isfinite(o->stall_seconds) && o->stall_seconds > 0 &&
+         o->size.width > 0 && o->size.height > 0 &&
          (o->backend == "auto" || o->backend == "cuda" || o->backend == "cpu");
 }
 
@@ -218,7 +255,7 @@ int main(int argc, char** argv) {
   if (!gpusift::demo::parse(argc, argv, &run.options)) {
     std::fprintf(stderr,
                  "usage: gpusift-demo [--image IMAGE] [--frames N] [--size WxH] "
-                 "[--backend auto|cuda|cpu] [--mp4 OUT.mp4] [--png OUT.png]\n");
+                 "[--backend auto|cuda|cpu] [--mp4 OUT.mp4] [--png OUT.png] [--stall-timeout S]\n");
     return 2;
   }
   return gpusift::demo::run_demo(run);
