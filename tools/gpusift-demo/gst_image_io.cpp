@@ -8,6 +8,22 @@
 #include "pipeline_launch.h"
 
 namespace gpusift::demo {
+namespace {
+
+// The text of the bus's first error message, removed from the bus; empty when there is none.
+std::string pop_error(GstBus* bus) {
+  GstMessage* message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  if (!message)
+    return "";
+  GError* error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  std::string text = error->message;
+  g_clear_error(&error);
+  gst_message_unref(message);
+  return text;
+}
+
+}  // namespace
 
 cv::Mat read_image_bgr(const std::string& path) {
   gchar* escaped = g_strescape(path.c_str(), nullptr);
@@ -19,8 +35,19 @@ cv::Mat read_image_bgr(const std::string& path) {
   if (!pipeline)
     return cv::Mat();
   GstElement* sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  GstSample* sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), 10 * GST_SECOND);
+  // Waits in slices so that an unreadable or undecodable file ends the wait at its error.
+  GstSample* sample = nullptr;
+  GstBus* bus = gst_element_get_bus(pipeline);
+  std::string error;
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) != GST_STATE_CHANGE_FAILURE) {
+    for (int slice = 0; slice < 100 && !sample && error.empty(); ++slice) {
+      sample = gst_app_sink_try_pull_sample(GST_APP_SINK(sink), GST_SECOND / 10);
+      error = pop_error(bus);
+    }
+  }
+  if (error.empty())
+    error = pop_error(bus);
+  gst_object_unref(bus);
   cv::Mat image;
   GstVideoInfo info;
   GstVideoFrame frame;
@@ -31,7 +58,8 @@ cv::Mat read_image_bgr(const std::string& path) {
                 .clone();
     gst_video_frame_unmap(&frame);
   } else {
-    std::fprintf(stderr, "gpusift-demo: cannot decode image %s\n", path.c_str());
+    std::fprintf(stderr, "gpusift-demo: cannot decode image %s: %s\n", path.c_str(),
+                 error.empty() ? "no frame came out" : error.c_str());
   }
   if (sample)
     gst_sample_unref(sample);
