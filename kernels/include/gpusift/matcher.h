@@ -9,51 +9,10 @@
 
 #include "gpusift/extractor.h"    // Backend
 #include "gpusift/frame.h"        // MemoryKind
+#include "gpusift/match_types.h"  // DescriptorSetView, MatchParams, Match, PointPair, ...
 #include "gpusift/sift_params.h"  // DescriptorFormat
 
 namespace gpusift {
-
-// `count` rows of `size` values, contiguous row-major: float for kFloat and kRootSift (SIFT 128,
-// SURF 64 or 128), uint8 for kUint8. Device memory only for the CUDA matcher (on its device).
-struct DescriptorSetView {
-  const void* data;
-  int count;
-  int size;
-  DescriptorFormat format;
-  MemoryKind memory;
-};
-
-struct MatchParams {
-  float ratio = 0.8f;  // Lowe's ratio test: best < ratio * second best; 1 or more keeps all
-  bool cross_check = false;
-};
-
-struct Match {
-  int32_t query;
-  int32_t train;
-  float distance;  // L2 distance (not squared)
-};
-
-enum class MotionModel { kNone, kTranslation, kSimilarity, kAffine, kHomography };
-
-// The motion maps `from` onto `to`.
-struct PointPair {
-  float from_x, from_y, to_x, to_y;
-};
-
-struct RansacParams {
-  MotionModel model = MotionModel::kHomography;
-  float threshold = 3.0f;  // pixels of reprojection error
-  int iterations = 512;
-  uint64_t seed = 0;
-};
-
-struct MotionEstimate {
-  bool found = false;
-  double matrix[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major 3x3, identity when !found
-  int inliers = 0;
-  std::vector<uint8_t> inlier_mask;  // one per pair, 1 for inliers (empty when !found)
-};
 
 class Matcher {
  public:

@@ -1,0 +1,58 @@
+// The value types of descriptor matching and motion estimation, shared by the CPU backend
+// (common/) and the public Matcher interface (kernels/include/gpusift/matcher.h).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "gpusift/frame.h"        // MemoryKind
+#include "gpusift/sift_params.h"  // DescriptorFormat
+
+namespace gpusift {
+
+// Rows longer than this are refused by both backends (SIFT has 128 values, SURF 64 or 128).
+inline constexpr int kMaxMatchDescriptorSize = 128;
+
+// `count` rows of `size` values, contiguous row-major: float for kFloat and kRootSift (SIFT 128,
+// SURF 64 or 128), uint8 for kUint8. Device memory only for the CUDA matcher (on its device).
+struct DescriptorSetView {
+  const void* data;
+  int count;
+  int size;
+  DescriptorFormat format;
+  MemoryKind memory;
+};
+
+struct MatchParams {
+  float ratio = 0.8f;  // Lowe's ratio test: best < ratio * second best; must be > 0
+  bool cross_check = false;
+};
+
+struct Match {
+  int32_t query;
+  int32_t train;
+  float distance;  // L2 distance (not squared)
+};
+
+enum class MotionModel { kNone, kTranslation, kSimilarity, kAffine, kHomography };
+
+// The motion maps `from` onto `to`.
+struct PointPair {
+  float from_x, from_y, to_x, to_y;
+};
+
+struct RansacParams {
+  MotionModel model = MotionModel::kHomography;
+  float threshold = 3.0f;  // pixels of reprojection error
+  int iterations = 512;
+  uint64_t seed = 0;
+};
+
+struct MotionEstimate {
+  bool found = false;
+  double matrix[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // row-major 3x3, identity when !found
+  int inliers = 0;
+  std::vector<uint8_t> inlier_mask;  // one per pair, 1 for inliers (empty when !found)
+};
+
+}  // namespace gpusift

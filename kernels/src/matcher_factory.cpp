@@ -1,0 +1,93 @@
+#include <memory>
+
+#include "gpusift/cpu_matcher.h"
+#include "gpusift/error.h"
+#include "gpusift/matcher.h"
+
+#ifdef GPUSIFT_HAVE_CUDA
+#include "gpusift/cuda_matcher.h"
+#endif
+
+namespace gpusift {
+
+namespace {
+
+class CpuMatcherAdapter final : public Matcher {
+ public:
+  Backend backend() const override { return Backend::kCpu; }
+  void match(const DescriptorSetView& query, const DescriptorSetView& train,
+             const MatchParams& params, std::vector<Match>* out) override {
+    impl_.match(query, train, params, out);
+  }
+  MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
+                                 const RansacParams& params) override {
+    return impl_.estimate_motion(pairs, params);
+  }
+
+ private:
+  CpuMatcher impl_;
+};
+
+#ifdef GPUSIFT_HAVE_CUDA
+// On the context current at construction; the caller keeps it current while using this. Its
+// stream is ordered after the legacy default stream, where GStreamer's CUDA elements write.
+class CurrentContextCudaMatcher : public Matcher {
+ public:
+  Backend backend() const override { return Backend::kCuda; }
+  void match(const DescriptorSetView& query, const DescriptorSetView& train,
+             const MatchParams& params, std::vector<Match>* out) override {
+    impl_.match(query, train, params, stream_.get(), out);
+  }
+  MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
+                                 const RansacParams& params) override {
+    return impl_.estimate_motion(pairs, params, stream_.get());
+  }
+
+ private:
+  OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
+  CudaMatcher impl_;
+};
+
+// Selects the device itself, for callers without their own context management.
+class CudaMatcherOnDevice final : public Matcher {
+ public:
+  explicit CudaMatcherOnDevice(int device_id) : device_(device_id) {}
+  Backend backend() const override { return Backend::kCuda; }
+  void match(const DescriptorSetView& query, const DescriptorSetView& train,
+             const MatchParams& params, std::vector<Match>* out) override {
+    impl_.match(query, train, params, out);
+  }
+  MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
+                                 const RansacParams& params) override {
+    return impl_.estimate_motion(pairs, params);
+  }
+
+ private:
+  ScopedCudaDevice device_;
+  CurrentContextCudaMatcher impl_;
+};
+#endif
+
+}  // namespace
+
+std::unique_ptr<Matcher> create_cuda_matcher_on_current_context() {
+#ifdef GPUSIFT_HAVE_CUDA
+  return std::make_unique<CurrentContextCudaMatcher>();
+#else
+  throw Error(ErrorCode::kNoDevice, "the CUDA backend is not built into this gpusift");
+#endif
+}
+
+std::unique_ptr<Matcher> create_matcher(Backend backend, [[maybe_unused]] int cuda_device_id) {
+  if (backend == Backend::kAuto)
+    backend = cuda_device_count() > 0 ? Backend::kCuda : Backend::kCpu;
+  if (backend == Backend::kCpu)
+    return std::make_unique<CpuMatcherAdapter>();
+#ifdef GPUSIFT_HAVE_CUDA
+  return std::make_unique<CudaMatcherOnDevice>(cuda_device_id);
+#else
+  throw Error(ErrorCode::kNoDevice, "the CUDA backend is not built into this gpusift");
+#endif
+}
+
+}  // namespace gpusift
