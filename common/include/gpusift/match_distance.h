@@ -23,7 +23,7 @@ GPUSIFT_HD float squared_distance(const float* a, const float* b, int size) {
   float sums[kDistanceLanes] = {0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f, 0.f};
   const int whole = size / kDistanceLanes * kDistanceLanes;
   for (int k = 0; k < whole; k += kDistanceLanes) {
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int lane = 0; lane < kDistanceLanes; ++lane) {
@@ -31,7 +31,7 @@ GPUSIFT_HD float squared_distance(const float* a, const float* b, int size) {
       sums[lane] = sums[lane] + d * d;
     }
   }
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
   for (int lane = 0; lane < kDistanceLanes; ++lane) {

@@ -1,0 +1,296 @@
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "cuda_check.h"
+#include "device_memory.h"
+#include "extract_frame.h"
+#include "gpusift/cuda_matcher.h"
+#include "gpusift/match_validation.h"
+#include "gpusift/ransac.h"
+#include "match_kernels.h"
+
+namespace gpusift {
+
+using cuda::check;
+using cuda::DeviceBuffer;
+using cuda::PinnedBuffer;
+
+namespace {
+
+// Screening blocks per multiprocessor to aim for: about three are resident at once, and more
+// than one wave evens out their finishing times.
+constexpr int kScreenBlocksPerMultiprocessor = 4;
+// Both sets are padded to this many rows, a multiple of the screening's row block and tile, so
+// that either can be the rows or the columns (cross-checking screens both ways).
+constexpr int kRowPadding = cuda::kScreenRowsPerBlock;
+
+int padded(int count) {
+  return (count + kRowPadding - 1) / kRowPadding * kRowPadding;
+}
+
+int staged_chunks(const DescriptorSetView& set) {
+  const int bytes = set.size * (set.format == DescriptorFormat::kUint8 ? 1 : 2);
+  return bytes <= 4 * cuda::kChunkBytes ? 4 : 8;
+}
+
+// The device buffers of one staged descriptor set.
+struct StagedBuffers {
+  DeviceBuffer<uint32_t> words;
+  DeviceBuffer<float> norm_sq, unscale, rounding;
+  DeviceBuffer<uint8_t> values;  // the caller's rows when they came from host memory
+
+  void release() {
+    words.release(), norm_sq.release(), unscale.release(), rounding.release(), values.release();
+  }
+  size_t bytes() const {
+    return words.bytes() + norm_sq.bytes() + unscale.bytes() + rounding.bytes() + values.bytes();
+  }
+
+  // Reserves everything for `set`; enqueues nothing.
+  cuda::StagedSet reserve(const DescriptorSetView& set) {
+    cuda::StagedSet s{};
+    s.count = set.count;
+    s.padded_count = padded(set.count);
+    s.chunks = staged_chunks(set);
+    s.size = set.size;
+    s.bytes = set.format == DescriptorFormat::kUint8;
+    words.reserve(static_cast<size_t>(s.padded_count) * s.chunks * cuda::kChunkBytes / 4);
+    norm_sq.reserve(s.padded_count);
+    unscale.reserve(s.padded_count);
+    rounding.reserve(s.padded_count);
+    const size_t value_bytes =
+        static_cast<size_t>(set.count) * set.size * descriptor_value_bytes(set.format);
+    if (set.memory == MemoryKind::kHost)
+      values.reserve(value_bytes);
+    s.words = words.get();
+    s.norm_sq = norm_sq.get();
+    s.unscale = unscale.get();
+    s.rounding = rounding.get();
+    s.values = set.memory == MemoryKind::kHost ? values.get() : set.data;
+    return s;
+  }
+};
+
+}  // namespace
+
+struct CudaMatcher::State {
+  int device = 0;
+  int multiprocessors = 1;
+  bool tensor_path = true;  // mma.sync with fp16 and u8 operands needs compute capability 8.0
+
+  StagedBuffers query, train;
+  DeviceBuffer<cuda::SetBounds> bounds;  // [0] query, [1] train
+  DeviceBuffer<cuda::ScreenEntry> partial;
+  DeviceBuffer<TwoNearest> forward, backward;
+  DeviceBuffer<int> exhaustive_rows, exhaustive_counts;  // counts: [0] forward, [1] backward
+  DeviceBuffer<int32_t> decided_train;
+  DeviceBuffer<float> decided_distance;
+  PinnedBuffer<int32_t> host_train;
+  PinnedBuffer<float> host_distance;
+  PinnedBuffer<int> host_exhaustive_counts;
+  int last_exhaustive_rows = 0;
+
+  DeviceBuffer<PointPair> pairs;
+  PinnedBuffer<PointPair> host_pairs;
+  DeviceBuffer<unsigned long long> best_key;
+  PinnedBuffer<unsigned long long> host_best_key;
+
+  void release_all() {
+    query.release(), train.release(), bounds.release(), partial.release(), forward.release();
+    backward.release(), exhaustive_rows.release(), exhaustive_counts.release();
+    decided_train.release(), decided_distance.release(), host_train.release();
+    host_distance.release(), host_exhaustive_counts.release(), pairs.release();
+    host_pairs.release(), best_key.release(), host_best_key.release();
+  }
+
+  // Train splits of the screening for `rows` x `columns`: enough blocks to fill the device.
+  void split_plan(const cuda::StagedSet& rows, const cuda::StagedSet& columns, int* splits,
+                  int* tiles_per_split) const {
+    const int row_blocks = rows.padded_count / cuda::kScreenRowsPerBlock;
+    const int tiles = columns.padded_count / cuda::kScreenTileRows;
+    const int wanted = kScreenBlocksPerMultiprocessor * multiprocessors;
+    const int s = std::clamp((wanted + row_blocks - 1) / row_blocks, 1, tiles);
+    *tiles_per_split = (tiles + s - 1) / s;
+    *splits = (tiles + *tiles_per_split - 1) / *tiles_per_split;
+  }
+
+  size_t partial_entries(const cuda::StagedSet& rows, const cuda::StagedSet& columns) const {
+    int splits = 0, tiles_per_split = 0;
+    split_plan(rows, columns, &splits, &tiles_per_split);
+    return static_cast<size_t>(splits) * rows.padded_count * cuda::kScreenKeep;
+  }
+
+  // nearest[row] for every row of `rows` among `columns`, on the stream.
+  void find_nearest(const cuda::StagedSet& rows, const cuda::StagedSet& columns,
+                    const cuda::SetBounds* column_bounds, TwoNearest* nearest, int* count,
+                    cudaStream_t stream) {
+    check(cudaMemsetAsync(count, 0, sizeof(int), stream), "cudaMemsetAsync");
+    if (!tensor_path) {
+      cuda::nearest_by_exhaustive_scan(rows, columns, nearest, exhaustive_rows.get(), count,
+                                       stream);
+      return;
+    }
+    int splits = 0, tiles_per_split = 0;
+    split_plan(rows, columns, &splits, &tiles_per_split);
+    cuda::screen(rows, columns, splits, tiles_per_split, partial.get(), stream);
+    cuda::rerank(rows, columns, column_bounds, partial.get(), splits, nearest,
+                 exhaustive_rows.get(), count, stream);
+  }
+
+  void match(const DescriptorSetView& q, const DescriptorSetView& t, const MatchParams& params,
+             cudaStream_t stream, std::vector<Match>* out) {
+    // Everything is reserved before anything is enqueued, so that running out of memory leaves
+    // no work behind.
+    const cuda::StagedSet rows = query.reserve(q);
+    const cuda::StagedSet columns = train.reserve(t);
+    bounds.reserve(2);
+    size_t entries = partial_entries(rows, columns);
+    if (params.cross_check)
+      entries = std::max(entries, partial_entries(columns, rows));
+    partial.reserve(entries);
+    forward.reserve(q.count);
+    if (params.cross_check)
+      backward.reserve(t.count);
+    exhaustive_rows.reserve(std::max(q.count, t.count));
+    exhaustive_counts.reserve(2);
+    decided_train.reserve(q.count);
+    decided_distance.reserve(q.count);
+    host_train.reserve(q.count);
+    host_distance.reserve(q.count);
+    host_exhaustive_counts.reserve(2);
+
+    for (const auto& [view, staged] : {std::pair{&q, &rows}, std::pair{&t, &columns}})
+      if (view->memory == MemoryKind::kHost)
+        check(cudaMemcpyAsync(const_cast<void*>(staged->values), view->data,
+                              static_cast<size_t>(view->count) * view->size *
+                                  descriptor_value_bytes(view->format),
+                              cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (descriptors to the device)");
+    check(cudaMemsetAsync(bounds.get(), 0, 2 * sizeof(cuda::SetBounds), stream), "cudaMemsetAsync");
+    cuda::stage_set(rows, bounds.get(), stream);
+    cuda::stage_set(columns, bounds.get() + 1, stream);
+    find_nearest(rows, columns, bounds.get() + 1, forward.get(), exhaustive_counts.get(), stream);
+    if (params.cross_check)
+      find_nearest(columns, rows, bounds.get(), backward.get(), exhaustive_counts.get() + 1,
+                   stream);
+    else
+      check(cudaMemsetAsync(exhaustive_counts.get() + 1, 0, sizeof(int), stream),
+            "cudaMemsetAsync");
+    cuda::decide_matches(forward.get(), backward.get(), q.count, params.ratio, params.cross_check,
+                         decided_train.get(), decided_distance.get(), stream);
+    check(cudaMemcpyAsync(host_train.get(), decided_train.get(), q.count * sizeof(int32_t),
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (matches to the host)");
+    check(cudaMemcpyAsync(host_distance.get(), decided_distance.get(), q.count * sizeof(float),
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (distances to the host)");
+    check(cudaMemcpyAsync(host_exhaustive_counts.get(), exhaustive_counts.get(), 2 * sizeof(int),
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (counts to the host)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+
+    last_exhaustive_rows = host_exhaustive_counts.get()[0] + host_exhaustive_counts.get()[1];
+    for (int i = 0; i < q.count; ++i)
+      if (host_train.get()[i] >= 0)
+        out->push_back(Match{i, host_train.get()[i], host_distance.get()[i]});
+  }
+
+  HypothesisScore best_hypothesis(const std::vector<PointPair>& p, const RansacParams& params,
+                                  cudaStream_t stream) {
+    const int count = static_cast<int>(p.size());
+    pairs.reserve(p.size());
+    host_pairs.reserve(p.size());
+    best_key.reserve(1);
+    host_best_key.reserve(1);
+    std::memcpy(host_pairs.get(), p.data(), p.size() * sizeof(PointPair));
+    check(cudaMemcpyAsync(pairs.get(), host_pairs.get(), p.size() * sizeof(PointPair),
+                          cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (point pairs to the device)");
+    check(cudaMemsetAsync(best_key.get(), 0, sizeof(unsigned long long), stream),
+          "cudaMemsetAsync");
+    cuda::score_hypotheses(pairs.get(), count, params, best_key.get(), stream);
+    check(cudaMemcpyAsync(host_best_key.get(), best_key.get(), sizeof(unsigned long long),
+                          cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (best hypothesis to the host)");
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    const unsigned long long key = *host_best_key.get();
+    HypothesisScore best;
+    if (key != 0) {
+      best.inliers = static_cast<int>(key >> 32) - 1;
+      best.iteration = static_cast<int>(0xffffffffull - (key & 0xffffffffull));
+    }
+    return best;
+  }
+};
+
+CudaMatcher::CudaMatcher(int device_id) : state_(new State) {
+  State& s = *state_;
+  s.device = cuda::current_device_for(device_id);
+  int major = 0;
+  check(cudaDeviceGetAttribute(&s.multiprocessors, cudaDevAttrMultiProcessorCount, s.device),
+        "cudaDeviceGetAttribute");
+  check(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, s.device),
+        "cudaDeviceGetAttribute");
+  s.tensor_path = major >= 8;
+}
+
+CudaMatcher::~CudaMatcher() = default;
+
+void CudaMatcher::match(const DescriptorSetView& query, const DescriptorSetView& train,
+                        const MatchParams& params, CudaStream stream, std::vector<Match>* out) {
+  out->clear();
+  validate_match_inputs(query, train, params);
+  if (query.count == 0 || train.count == 0)
+    return;
+  State& s = *state_;
+  try {
+    s.match(query, train, params, stream, out);
+  } catch (const Error& error) {
+    cudaStreamSynchronize(stream);
+    cudaGetLastError();
+    out->clear();
+    if (error.code() == ErrorCode::kOutOfMemory)
+      s.release_all();
+    throw;
+  }
+}
+
+MotionEstimate CudaMatcher::estimate_motion(const std::vector<PointPair>& pairs,
+                                            const RansacParams& params, CudaStream stream) {
+  validate(params);
+  if (!ransac_can_run(pairs.size(), params))
+    return MotionEstimate{};
+  State& s = *state_;
+  HypothesisScore best;
+  try {
+    best = s.best_hypothesis(pairs, params, stream);
+  } catch (const Error& error) {
+    cudaStreamSynchronize(stream);
+    cudaGetLastError();
+    if (error.code() == ErrorCode::kOutOfMemory)
+      s.release_all();
+    throw;
+  }
+  return finish_motion_estimate(pairs, params, best);
+}
+
+int CudaMatcher::last_exhaustive_rows() const {
+  return state_->last_exhaustive_rows;
+}
+
+int CudaMatcher::device_id() const {
+  return state_->device;
+}
+
+size_t CudaMatcher::reserved_device_bytes() const {
+  const State& s = *state_;
+  return s.query.bytes() + s.train.bytes() + s.bounds.bytes() + s.partial.bytes() +
+         s.forward.bytes() + s.backward.bytes() + s.exhaustive_rows.bytes() +
+         s.exhaustive_counts.bytes() + s.decided_train.bytes() + s.decided_distance.bytes() +
+         s.pairs.bytes() + s.best_key.bytes();
+}
+
+}  // namespace gpusift
