@@ -2,12 +2,14 @@
 #include <gst/gst.h>
 
 #include "gstgpusiftfilter.h"
+#include "gstkeypointfilesink.h"
 #include "gstkeypointoverlay.h"
 
 static gboolean plugin_init(GstPlugin* plugin) {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER(gpusiftfilter, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointoverlay, plugin);
+  ok |= GST_ELEMENT_REGISTER(keypointfilesink, plugin);
   return ok;
 }
 

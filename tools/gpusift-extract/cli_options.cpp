@@ -105,10 +105,10 @@ const ValueOption kValueOptions[] = {
      }},
     {"--draw", "an output image path", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->draw_path); }},
-    {"-o", "an output CSV path", Scope::kAnyMethod,
-     [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->csv_path); }},
-    {"--output", "an output CSV path", Scope::kAnyMethod,
-     [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->csv_path); }},
+    {"-o", "an output path, .csv or .gpsf", Scope::kAnyMethod,
+     [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->output_path); }},
+    {"--output", "an output path, .csv or .gpsf", Scope::kAnyMethod,
+     [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->output_path); }},
 };
 
 const ValueOption* find_value_option(const std::string& name) {
@@ -131,13 +131,18 @@ bool is_option_name(const std::string& arg) {
 }  // namespace
 
 const char* extract_usage() {
-  return "usage: gpusift-extract [options] IMAGE -o OUT.csv\n"
+  return "usage: gpusift-extract [options] IMAGE -o OUT.csv|OUT.gpsf\n"
+         "       gpusift-extract [options] VIDEO -o OUT.gpsf\n"
          "       gpusift-extract --list-backends | --help\n"
-         "Detects SIFT or SURF features in IMAGE (read as grayscale) and writes one CSV row per\n"
-         "keypoint: x,y,size,angle,response,octave,d0,...,d127 for SIFT,\n"
-         "x,y,size,angle,response,octave,class_id,d0,...,d63 (d127 extended) for SURF.\n"
+         "Detects SIFT or SURF features in IMAGE (read as grayscale), or in every frame of VIDEO\n"
+         "(any input OpenCV cannot read as an image is opened as a video).\n"
+         "OUT.csv (one image only): one row per keypoint, x,y,size,angle,response,octave,\n"
+         "d0,...,d127 for SIFT, x,y,size,angle,response,octave,class_id,d0,...,d63 (d127\n"
+         "extended) for SURF.\n"
+         "OUT.gpsf: the gpusift features file, one record per image or video frame with its\n"
+         "timestamp, as keypointfilesink writes it (tools/python/gpusift_features.py reads it).\n"
          "options:\n"
-         "  -o, --output PATH         CSV to write (required)\n"
+         "  -o, --output PATH         .gpsf: features file; otherwise CSV (required)\n"
          "  --method sift|surf        feature type (default sift)\n"
          "  --backend cpu|cuda|auto   default auto: cuda when a device is present, else cpu\n"
          "  --nfeatures N             keep the N strongest keypoints (default 0: all)\n"
@@ -157,7 +162,8 @@ const char* extract_usage() {
          "other:\n"
          "  --cuda-device N           CUDA device index\n"
          "  --bench N                 time N extractions after 2 warm-ups, print the median\n"
-         "  --draw OUT.png            also write the image with the keypoints drawn\n"
+         "                            (images only)\n"
+         "  --draw OUT.png            also write the image with the keypoints drawn (images only)\n"
          "  --list-backends           print the backends built in, and whether a GPU is present\n"
          "  -h, --help                print this help\n"
          "Errors print one line on stderr and exit with status 2.\n";
@@ -170,9 +176,9 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (options_ended || !is_option(arg)) {
-      if (!options->image_path.empty())
-        return "more than one IMAGE given: '" + options->image_path + "' and '" + arg + "'";
-      options->image_path = arg;
+      if (!options->input_path.empty())
+        return "more than one INPUT given: '" + options->input_path + "' and '" + arg + "'";
+      options->input_path = arg;
       continue;
     }
     if (arg == "--") {
@@ -209,10 +215,10 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
   const char* misplaced = surf ? first_sift_only : first_surf_only;
   if (misplaced != nullptr)
     return std::string(misplaced) + " is only for --method " + (surf ? "sift" : "surf");
-  if (options->image_path.empty())
-    return "missing IMAGE argument (see --help)";
-  if (options->csv_path.empty())
-    return "missing -o OUT.csv";
+  if (options->input_path.empty())
+    return "missing INPUT argument, an image or a video (see --help)";
+  if (options->output_path.empty())
+    return "missing -o OUT.csv or -o OUT.gpsf";
   try {
     if (surf)
       validate(options->config.surf);

@@ -11,9 +11,9 @@ namespace gpusift::tools {
 struct ExtractOptions {
   bool show_help = false;
   bool list_backends = false;
-  std::string image_path;
-  std::string csv_path;
-  std::string draw_path;  // empty: no drawing
+  std::string input_path;   // an image, or a video (read when OpenCV cannot read an image)
+  std::string output_path;  // .gpsf: a features file; anything else: CSV
+  std::string draw_path;    // empty: no drawing
   Backend backend = Backend::kAuto;
   FeatureConfig config;  // the library defaults; config.method picks sift or surf
   int cuda_device = -1;  // -1: the factory's choice

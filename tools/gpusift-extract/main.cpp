@@ -1,7 +1,8 @@
-// gpusift-extract: SIFT or SURF features of one image into a CSV. See extract_usage() for the
-// options.
+// gpusift-extract: SIFT or SURF features of one image into a CSV or a features file, or of every
+// frame of a video into a features file. See extract_usage() for the options.
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -16,9 +17,12 @@
 #include "csv_writer.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
+#include "gpusift/features_file.h"
+#include "gpusift/features_file_writer.h"
 #include "keypoint_drawing.h"
 #include "median_timing.h"
 #include "muted_stderr.h"
+#include "video_reader.h"
 
 namespace gpusift::tools {
 
@@ -55,17 +59,22 @@ void list_backends() {
   }
 }
 
-cv::Mat read_gray(const std::string& path) {
+// Empty when OpenCV reads the file, but not as an image.
+cv::Mat read_gray_image(const std::string& path) {
   if (!std::ifstream(path))
-    throw std::runtime_error("cannot open image " + path);
-  cv::Mat gray;
-  {
-    const MutedStderr muted;
-    gray = cv::imread(path, cv::IMREAD_GRAYSCALE);
-  }
-  if (gray.empty())
-    throw std::runtime_error("cannot decode " + path + " as an image");
-  return gray;
+    throw std::runtime_error("cannot open " + path);
+  const MutedStderr muted;
+  return cv::imread(path, cv::IMREAD_GRAYSCALE);
+}
+
+bool writes_features_file(const std::string& output_path) {
+  const std::string extension = ".gpsf";
+  if (output_path.size() < extension.size())
+    return false;
+  std::string tail = output_path.substr(output_path.size() - extension.size());
+  for (char& c : tail)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return tail == extension;
 }
 
 // Fails before a possibly long extraction rather than after it; the writers check again.
@@ -97,17 +106,21 @@ void warn_if_overflowed(const Features& features, int max_keypoints) {
                features.detected_count, features.keypoints.size(), max_keypoints);
 }
 
-int extract(const ExtractOptions& options) {
-  check_output_path(options.csv_path);
-  if (!options.draw_path.empty())
-    check_drawing_path(options.draw_path);
-  const std::unique_ptr<Extractor> extractor =
-      create_extractor(options.backend, options.config, options.cuda_device);
-  const cv::Mat gray = read_gray(options.image_path);
+void write_image_features(const ExtractOptions& options, const cv::Mat& gray,
+                          const Features& features) {
+  if (!writes_features_file(options.output_path)) {
+    write_features_csv(options.output_path, features, options.config.method);
+    return;
+  }
+  FeaturesFileWriter writer(options.output_path);
+  writer.write_frame(features, options.config.method, gray.cols, gray.rows, kFeaturesNoPts);
+  writer.close();
+}
 
+int extract_image(const ExtractOptions& options, Extractor& extractor, const cv::Mat& gray) {
   Features features;
   const auto extract_once = [&] {
-    extractor->extract_gray8(gray.data, gray.step, gray.cols, gray.rows, &features);
+    extractor.extract_gray8(gray.data, gray.step, gray.cols, gray.rows, &features);
   };
   double median_ms = 0;
   if (options.bench_runs > 0)
@@ -115,17 +128,75 @@ int extract(const ExtractOptions& options) {
   else
     extract_once();
 
-  write_features_csv(options.csv_path, features, options.config.method);
+  write_image_features(options, gray, features);
   if (!options.draw_path.empty())
     write_keypoint_drawing(options.draw_path, gray, features);
   warn_if_overflowed(features, max_keypoints(options.config));
 
-  const char* backend = backend_name(extractor->backend());
-  std::printf("%s: %zu keypoints (%s, %dx%d) -> %s\n", options.image_path.c_str(),
-              features.keypoints.size(), backend, gray.cols, gray.rows, options.csv_path.c_str());
+  const char* backend = backend_name(extractor.backend());
+  std::printf("%s: %zu keypoints (%s, %dx%d) -> %s\n", options.input_path.c_str(),
+              features.keypoints.size(), backend, gray.cols, gray.rows,
+              options.output_path.c_str());
   if (options.bench_runs > 0)
     std::printf("median_ms=%.3f runs=%d backend=%s\n", median_ms, options.bench_runs, backend);
   return 0;
+}
+
+void check_video_options(const ExtractOptions& options) {
+  const std::string video = options.input_path + " is a video";
+  if (!writes_features_file(options.output_path))
+    throw std::runtime_error(video + ": a CSV holds one image's features; write a features file " +
+                             "(-o OUT.gpsf)");
+  if (!options.draw_path.empty())
+    throw std::runtime_error(video + ": --draw takes an image");
+  if (options.bench_runs > 0)
+    throw std::runtime_error(video + ": --bench takes an image");
+}
+
+int extract_video(const ExtractOptions& options, Extractor& extractor, GrayVideoReader& video) {
+  FeaturesFileWriter writer(options.output_path);
+  Features features;
+  cv::Mat gray;
+  uint64_t pts = kFeaturesNoPts;
+  size_t frames = 0, keypoints = 0, overflowed_frames = 0;
+  cv::Size first_size;
+  while (video.read(&gray, &pts)) {
+    extractor.extract_gray8(gray.data, gray.step, gray.cols, gray.rows, &features);
+    writer.write_frame(features, options.config.method, gray.cols, gray.rows, pts);
+    if (frames == 0)
+      first_size = gray.size();
+    ++frames;
+    keypoints += features.keypoints.size();
+    overflowed_frames += features.overflowed ? 1 : 0;
+  }
+  writer.sync();
+  writer.close();
+  if (overflowed_frames > 0)
+    std::fprintf(stderr,
+                 "gpusift-extract: warning: %zu of %zu frames had more keypoints than "
+                 "--max-keypoints %d and kept the strongest\n",
+                 overflowed_frames, frames, max_keypoints(options.config));
+  std::printf("%s: %zu frames, %zu keypoints (%s, %dx%d) -> %s\n", options.input_path.c_str(),
+              frames, keypoints, backend_name(extractor.backend()), first_size.width,
+              first_size.height, options.output_path.c_str());
+  return 0;
+}
+
+int extract(const ExtractOptions& options) {
+  check_output_path(options.output_path);
+  if (!options.draw_path.empty())
+    check_drawing_path(options.draw_path);
+  const std::unique_ptr<Extractor> extractor =
+      create_extractor(options.backend, options.config, options.cuda_device);
+  const cv::Mat gray = read_gray_image(options.input_path);
+  if (!gray.empty())
+    return extract_image(options, *extractor, gray);
+
+  const std::unique_ptr<GrayVideoReader> video = GrayVideoReader::open(options.input_path);
+  if (!video)
+    throw std::runtime_error("cannot decode " + options.input_path + " as an image or a video");
+  check_video_options(options);
+  return extract_video(options, *extractor, *video);
 }
 
 int run(int argc, const char* const* argv) {

@@ -1,0 +1,64 @@
+#include "video_reader.h"
+
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+#include "gpusift/features_file.h"
+#include "muted_stderr.h"
+
+namespace gpusift::tools {
+
+namespace {
+
+uint64_t pts_from_milliseconds(double milliseconds) {
+  if (!std::isfinite(milliseconds) || milliseconds < 0 || milliseconds > 1.8e13)
+    return kFeaturesNoPts;
+  return static_cast<uint64_t>(std::llround(milliseconds * 1e6));
+}
+
+cv::Mat to_gray(const cv::Mat& frame) {
+  if (frame.channels() == 1)
+    return frame;
+  cv::Mat gray;
+  cv::cvtColor(frame, gray, frame.channels() == 4 ? cv::COLOR_BGRA2GRAY : cv::COLOR_BGR2GRAY);
+  return gray;
+}
+
+}  // namespace
+
+std::unique_ptr<GrayVideoReader> GrayVideoReader::open(const std::string& path) {
+  std::unique_ptr<GrayVideoReader> reader(new GrayVideoReader);
+  {
+    // FFmpeg prints its probing complaints about non-video files straight to stderr.
+    const MutedStderr muted;
+    if (!reader->capture_.open(path, cv::CAP_ANY))
+      return nullptr;
+  }
+  if (!reader->decode_next())
+    return nullptr;
+  return reader;
+}
+
+bool GrayVideoReader::decode_next() {
+  cv::Mat frame;
+  {
+    const MutedStderr muted;
+    has_pending_ = capture_.read(frame) && !frame.empty();
+  }
+  if (!has_pending_)
+    return false;
+  pending_ = to_gray(frame);
+  pending_pts_ = pts_from_milliseconds(capture_.get(cv::CAP_PROP_POS_MSEC));
+  return true;
+}
+
+bool GrayVideoReader::read(cv::Mat* gray, uint64_t* pts_ns) {
+  if (!has_pending_)
+    return false;
+  *gray = pending_;
+  *pts_ns = pending_pts_;
+  decode_next();
+  return true;
+}
+
+}  // namespace gpusift::tools
