@@ -12,113 +12,31 @@ namespace {
 
 using Matrix9 = std::array<double, 81>;
 
-struct Centred {
-  std::vector<Point2d> from, to;
-  Point2d from_mean{0, 0}, to_mean{0, 0};
-};
-
-// The selected pairs about their centroids (better conditioned sums).
-Centred centred_selection(const std::vector<PointPair>& pairs, const std::vector<uint8_t>& mask) {
-  Centred c;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    if (!mask[i])
-      continue;
-    c.from.push_back(from_point(pairs[i]));
-    c.to.push_back(to_point(pairs[i]));
-  }
-  const double n = static_cast<double>(c.from.size());
-  for (size_t i = 0; i < c.from.size(); ++i) {
-    c.from_mean.x += c.from[i].x, c.from_mean.y += c.from[i].y;
-    c.to_mean.x += c.to[i].x, c.to_mean.y += c.to[i].y;
-  }
-  if (n > 0) {
-    c.from_mean = {c.from_mean.x / n, c.from_mean.y / n};
-    c.to_mean = {c.to_mean.x / n, c.to_mean.y / n};
-  }
-  for (size_t i = 0; i < c.from.size(); ++i) {
-    c.from[i] = {c.from[i].x - c.from_mean.x, c.from[i].y - c.from_mean.y};
-    c.to[i] = {c.to[i].x - c.to_mean.x, c.to[i].y - c.to_mean.y};
-  }
-  return c;
-}
-
-// h = [a b; c d] on centred points, translated back.
-void set_linear(const Centred& c, double a, double b, double cc, double d, double* h) {
-  const double tx = c.to_mean.x - (a * c.from_mean.x + b * c.from_mean.y);
-  const double ty = c.to_mean.y - (cc * c.from_mean.x + d * c.from_mean.y);
-  set_matrix(h, a, b, tx, cc, d, ty, 0.0, 0.0, 1.0);
-}
-
-bool fit_translation(const Centred& c, double* h) {
-  if (c.from.empty())
-    return false;
-  set_linear(c, 1.0, 0.0, 0.0, 1.0, h);
-  return true;
-}
-
-bool fit_similarity(const Centred& c, double* h) {
-  double norm = 0, dot = 0, cross = 0;
-  for (size_t i = 0; i < c.from.size(); ++i) {
-    norm += squared_norm(c.from[i]);
-    dot += c.from[i].x * c.to[i].x + c.from[i].y * c.to[i].y;
-    cross += c.from[i].x * c.to[i].y - c.from[i].y * c.to[i].x;
-  }
-  if (c.from.size() < 2 || !(norm > 0))
-    return false;
-  set_linear(c, dot / norm, -cross / norm, cross / norm, dot / norm, h);
-  return true;
-}
-
-bool fit_affine(const Centred& c, double* h) {
-  double sxx = 0, sxy = 0, syy = 0, ux = 0, uy = 0, vx = 0, vy = 0;
-  for (size_t i = 0; i < c.from.size(); ++i) {
-    const Point2d p = c.from[i], q = c.to[i];
-    sxx += p.x * p.x, sxy += p.x * p.y, syy += p.y * p.y;
-    ux += q.x * p.x, uy += q.x * p.y, vx += q.y * p.x, vy += q.y * p.y;
-  }
-  const double det = sxx * syy - sxy * sxy;
-  if (c.from.size() < 3 || !(det > kDegenerateTolerance * (sxx + syy) * (sxx + syy)))
-    return false;
-  // [ux uy; vx vy] * inverse([sxx sxy; sxy syy])
-  set_linear(c, (ux * syy - uy * sxy) / det, (uy * sxx - ux * sxy) / det,
-             (vx * syy - vy * sxy) / det, (vy * sxx - vx * sxy) / det, h);
-  return true;
-}
-
-// Hartley's normalisation: centroid to the origin, mean distance sqrt(2).
-struct Normalisation {
-  double scale, cx, cy;
-  Point2d apply(Point2d p) const { return {(p.x - cx) * scale, (p.y - cy) * scale}; }
-};
-
-Normalisation normalisation_of(const std::vector<Point2d>& points) {
-  double cx = 0, cy = 0, mean_distance = 0;
-  for (const Point2d& p : points)
-    cx += p.x, cy += p.y;
-  cx /= static_cast<double>(points.size());
-  cy /= static_cast<double>(points.size());
-  for (const Point2d& p : points)
-    mean_distance += std::sqrt((p.x - cx) * (p.x - cx) + (p.y - cy) * (p.y - cy));
-  mean_distance /= static_cast<double>(points.size());
-  return {mean_distance > 0 ? std::sqrt(2.0) / mean_distance : 1.0, cx, cy};
-}
+enum Weight { kOne, kU, kV, kUV2 };
+enum Product { kXX, kXY, kX, kYY, kY, kN };
 
 // Eigenvector of the smallest eigenvalue of a symmetric 9x9 matrix, by cyclic Jacobi rotations.
 std::array<double, 9> smallest_eigenvector(Matrix9 a) {
   Matrix9 v{};
   for (int i = 0; i < 9; ++i)
     v[i * 9 + i] = 1.0;
-  for (int sweep = 0; sweep < 60; ++sweep) {
+  double scale = 0;
+  for (double x : a)
+    scale = std::max(scale, std::fabs(x));
+  // Rotations converge quadratically; off-diagonal entries this small relative to the matrix no
+  // longer move the eigenvector of interest.
+  const double negligible = 1e-15 * scale;
+  for (int sweep = 0; sweep < 30; ++sweep) {
     double off = 0;
     for (int p = 0; p < 9; ++p)
       for (int q = p + 1; q < 9; ++q)
-        off += a[p * 9 + q] * a[p * 9 + q];
-    if (off < 1e-30)
+        off = std::max(off, std::fabs(a[p * 9 + q]));
+    if (off <= negligible)
       break;
     for (int p = 0; p < 9; ++p) {
       for (int q = p + 1; q < 9; ++q) {
         const double apq = a[p * 9 + q];
-        if (std::fabs(apq) < 1e-300)
+        if (std::fabs(apq) <= 1e-3 * negligible)
           continue;
         const double theta = (a[q * 9 + q] - a[p * 9 + p]) / (2.0 * apq);
         const double t =
@@ -152,160 +70,157 @@ std::array<double, 9> smallest_eigenvector(Matrix9 a) {
   return e;
 }
 
-// Algebraic fit on normalised coordinates (direct linear transform).
-bool fit_homography_dlt(const std::vector<Point2d>& from, const std::vector<Point2d>& to,
-                        double* h) {
-  const Normalisation nf = normalisation_of(from), nt = normalisation_of(to);
-  Matrix9 ata{};
-  for (size_t i = 0; i < from.size(); ++i) {
-    const Point2d p = nf.apply(from[i]), q = nt.apply(to[i]);
-    const double rows[2][9] = {{p.x, p.y, 1, 0, 0, 0, -q.x * p.x, -q.x * p.y, -q.x},
-                               {0, 0, 0, p.x, p.y, 1, -q.y * p.x, -q.y * p.y, -q.y}};
-    for (const auto& r : rows)
-      for (int a = 0; a < 9; ++a)
-        for (int b = 0; b < 9; ++b)
-          ata[a * 9 + b] += r[a] * r[b];
-  }
-  const std::array<double, 9> hn = smallest_eigenvector(ata);
-  // h = inverse(T_to) * hn * T_from
-  const double tf[9] = {nf.scale, 0, -nf.scale * nf.cx, 0, nf.scale, -nf.scale * nf.cy, 0, 0, 1};
-  const double tt_inv[9] = {1 / nt.scale, 0, nt.cx, 0, 1 / nt.scale, nt.cy, 0, 0, 1};
-  double tmp[9];
-  multiply3(hn.data(), tf, tmp);
-  multiply3(tt_inv, tmp, h);
-  if (!(std::fabs(h[8]) > 1e-12 * std::fabs(h[0]) + 1e-300))
-    return false;
-  for (int i = 0; i < 9; ++i)
-    h[i] /= h[8];
-  return std::all_of(h, h + 9, [](double x) { return std::isfinite(x); });
-}
-
-double transfer_cost(const double* h, const std::vector<Point2d>& from,
-                     const std::vector<Point2d>& to) {
-  double cost = 0;
-  for (size_t i = 0; i < from.size(); ++i) {
-    const double w = h[6] * from[i].x + h[7] * from[i].y + h[8];
-    const double ex = (h[0] * from[i].x + h[1] * from[i].y + h[2]) / w - to[i].x;
-    const double ey = (h[3] * from[i].x + h[4] * from[i].y + h[5]) / w - to[i].y;
-    cost += ex * ex + ey * ey;
-  }
-  return std::isfinite(cost) ? cost : INFINITY;
-}
-
-// Solves the symmetric positive definite n x n system a x = b in place (Cholesky); false when
-// it is not positive definite.
-bool solve_spd(std::vector<double> a, std::vector<double>* b, int n) {
-  for (int j = 0; j < n; ++j) {
-    double d = a[j * n + j];
-    for (int k = 0; k < j; ++k)
-      d -= a[j * n + k] * a[j * n + k];
-    if (!(d > 0))
-      return false;
-    a[j * n + j] = std::sqrt(d);
-    for (int i = j + 1; i < n; ++i) {
-      double s = a[i * n + j];
-      for (int k = 0; k < j; ++k)
-        s -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = s / a[j * n + j];
-    }
-  }
-  std::vector<double>& x = *b;
-  for (int i = 0; i < n; ++i) {
-    for (int k = 0; k < i; ++k)
-      x[i] -= a[i * n + k] * x[k];
-    x[i] /= a[i * n + i];
-  }
-  for (int i = n - 1; i >= 0; --i) {
-    for (int k = i + 1; k < n; ++k)
-      x[i] -= a[k * n + i] * x[k];
-    x[i] /= a[i * n + i];
-  }
-  return true;
-}
-
-// Levenberg-Marquardt on the reprojection error of the eight free entries (h[8] = 1): the
-// algebraic fit weighs points by their distance from the centroid, the geometric one does not.
-void refine_homography(const std::vector<Point2d>& from, const std::vector<Point2d>& to,
-                       double* h) {
-  double cost = transfer_cost(h, from, to);
-  double lambda = 1e-3;
-  for (int iteration = 0; iteration < 20 && cost > 0; ++iteration) {
-    std::vector<double> jtj(64, 0.0), jte(8, 0.0);
-    for (size_t i = 0; i < from.size(); ++i) {
-      const double x = from[i].x, y = from[i].y;
-      const double w = h[6] * x + h[7] * y + h[8];
-      const double u = (h[0] * x + h[1] * y + h[2]) / w, v = (h[3] * x + h[4] * y + h[5]) / w;
-      const double ju[8] = {x / w, y / w, 1 / w, 0, 0, 0, -u * x / w, -u * y / w};
-      const double jv[8] = {0, 0, 0, x / w, y / w, 1 / w, -v * x / w, -v * y / w};
-      const double eu = u - to[i].x, ev = v - to[i].y;
-      for (int a = 0; a < 8; ++a) {
-        jte[a] += ju[a] * eu + jv[a] * ev;
-        for (int b = 0; b < 8; ++b)
-          jtj[a * 8 + b] += ju[a] * ju[b] + jv[a] * jv[b];
-      }
-    }
-    bool improved = false;
-    while (!improved && lambda < 1e12) {
-      std::vector<double> damped = jtj, step = jte;
-      for (int a = 0; a < 8; ++a)
-        damped[a * 8 + a] += lambda * jtj[a * 8 + a] + 1e-300;
-      if (solve_spd(damped, &step, 8)) {
-        double trial[9];
-        for (int a = 0; a < 8; ++a)
-          trial[a] = h[a] - step[a];
-        trial[8] = 1.0;
-        const double trial_cost = transfer_cost(trial, from, to);
-        if (trial_cost < cost) {
-          const double relative_gain = (cost - trial_cost) / cost;
-          std::copy(trial, trial + 9, h);
-          cost = trial_cost;
-          lambda = std::max(lambda / 10, 1e-12);
-          improved = true;
-          if (relative_gain < 1e-12)
-            return;
-          continue;
-        }
-      }
-      lambda *= 10;
-    }
-    if (!improved)
-      return;
-  }
-}
-
-bool fit_homography(const Centred& c, double* h) {
-  if (c.from.size() < 4)
-    return false;
-  // Centring is the identity on the model's shape; fit on the pairs as given.
-  std::vector<Point2d> from(c.from.size()), to(c.to.size());
-  for (size_t i = 0; i < from.size(); ++i) {
-    from[i] = {c.from[i].x + c.from_mean.x, c.from[i].y + c.from_mean.y};
-    to[i] = {c.to[i].x + c.to_mean.x, c.to[i].y + c.to_mean.y};
-  }
-  if (!fit_homography_dlt(from, to, h))
-    return false;
-  refine_homography(from, to, h);
+bool finite_matrix(const double* h) {
   return std::all_of(h, h + 9, [](double x) { return std::isfinite(x); });
 }
 
 }  // namespace
 
-bool fit_motion(MotionModel model, const std::vector<PointPair>& pairs,
-                const std::vector<uint8_t>& mask, double* h) {
-  const Centred c = centred_selection(pairs, mask);
+MotionSums::MotionSums(double from_x, double from_y, double to_x, double to_y)
+    : from_x_(from_x), from_y_(from_y), to_x_(to_x), to_y_(to_y) {}
+
+namespace {
+
+// Four doubles, one vector of AVX2 (two of SSE2); element-wise, so every lane rounds as scalar
+// code would.
+typedef double Double4 __attribute__((vector_size(32)));
+
+struct Accumulator {
+  Double4 sums[6] = {};
+  double from_x, from_y, to_x, to_y;
+
+  void add(const PointPair& pair) {
+    const double x = pair.from_x - from_x, y = pair.from_y - from_y;
+    const double u = pair.to_x - to_x, v = pair.to_y - to_y;
+    const Double4 weights = {1.0, u, v, u * u + v * v};
+    const double products[6] = {x * x, x * y, x, y * y, y, 1.0};
+    for (int k = 0; k < 6; ++k)
+      sums[k] += weights * products[k];
+  }
+};
+
+__attribute__((target_clones("avx2", "default"))) void accumulate(const PointPair* pairs,
+                                                                  const uint32_t* indices,
+                                                                  size_t count, Accumulator* a) {
+  for (size_t i = 0; i < count; ++i)
+    a->add(pairs[indices ? indices[i] : i]);
+}
+
+}  // namespace
+
+void MotionSums::add(const PointPair* pairs, size_t count) {
+  Accumulator a{{}, from_x_, from_y_, to_x_, to_y_};
+  accumulate(pairs, nullptr, count, &a);
+  for (int k = 0; k < 6; ++k)
+    for (int w = 0; w < 4; ++w)
+      sums_[k][w] += a.sums[k][w];
+}
+
+void MotionSums::add(const std::vector<PointPair>& pairs, const std::vector<uint32_t>& indices) {
+  Accumulator a{{}, from_x_, from_y_, to_x_, to_y_};
+  accumulate(pairs.data(), indices.data(), indices.size(), &a);
+  for (int k = 0; k < 6; ++k)
+    for (int w = 0; w < 4; ++w)
+      sums_[k][w] += a.sums[k][w];
+}
+
+bool MotionSums::solve(MotionModel model, double* h) const {
+  const double n = sums_[kN][kOne];
+  if (n < minimal_sample_size(model) || model == MotionModel::kNone)
+    return false;
+  // Means of the relative coordinates, and sums about them.
+  const double mx = sums_[kX][kOne] / n, my = sums_[kY][kOne] / n;
+  const double mu = sums_[kN][kU] / n, mv = sums_[kN][kV] / n;
+  const double sxx = sums_[kXX][kOne] - n * mx * mx, sxy = sums_[kXY][kOne] - n * mx * my;
+  const double syy = sums_[kYY][kOne] - n * my * my;
+  const double ux = sums_[kX][kU] - n * mu * mx, uy = sums_[kY][kU] - n * mu * my;
+  const double vx = sums_[kX][kV] - n * mv * mx, vy = sums_[kY][kV] - n * mv * my;
+  // The linear part [a b; c d] about the means, back in the caller's coordinates.
+  auto set_linear = [&](double a, double b, double c, double d) {
+    const double fx = from_x_ + mx, fy = from_y_ + my, tx = to_x_ + mu, ty = to_y_ + mv;
+    set_matrix(h, a, b, tx - (a * fx + b * fy), c, d, ty - (c * fx + d * fy), 0.0, 0.0, 1.0);
+    return finite_matrix(h);
+  };
   switch (model) {
     case MotionModel::kTranslation:
-      return fit_translation(c, h);
-    case MotionModel::kSimilarity:
-      return fit_similarity(c, h);
-    case MotionModel::kAffine:
-      return fit_affine(c, h);
+      return set_linear(1.0, 0.0, 0.0, 1.0);
+    case MotionModel::kSimilarity: {
+      const double norm = sxx + syy;
+      if (!(norm > 0))
+        return false;
+      const double c = (ux + vy) / norm, s = (vx - uy) / norm;
+      return set_linear(c, -s, s, c);
+    }
+    case MotionModel::kAffine: {
+      const double det = sxx * syy - sxy * sxy;
+      if (!(det > kDegenerateTolerance * (sxx + syy) * (sxx + syy)))
+        return false;
+      // [ux uy; vx vy] * inverse([sxx sxy; sxy syy])
+      return set_linear((ux * syy - uy * sxy) / det, (uy * sxx - ux * sxy) / det,
+                        (vx * syy - vy * sxy) / det, (vy * sxx - vx * sxy) / det);
+    }
     case MotionModel::kHomography:
-      return fit_homography(c, h);
     case MotionModel::kNone:
       break;
   }
-  return false;
+  // The direct linear transform on normalised coordinates (Hartley's, with the reference point
+  // as origin and root-mean-square distance sqrt(2)). Each pair adds the rows [p, 0, -u p] and
+  // [0, p, -v p] of A (p = (x, y, 1)), so A^T A is made of the four sums of p p^T weighted by 1,
+  // u, v and u^2 + v^2; the normalising scales multiply them here.
+  const double from_spread = sums_[kXX][kOne] + sums_[kYY][kOne];
+  const double to_spread = sums_[kN][kUV2];
+  if (!(from_spread > 0) || !(to_spread > 0))
+    return false;
+  const double sf = std::sqrt(2.0 * n / from_spread), st = std::sqrt(2.0 * n / to_spread);
+  const double to_power[4] = {1.0, st, st, st * st};
+  const int product_of[3][3] = {{kXX, kXY, kX}, {kXY, kYY, kY}, {kX, kY, kN}};
+  Matrix9 ata{};
+  auto put = [&](int block_row, int block_col, int w, double sign) {
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) {
+        const double from_power = (r < 2 ? sf : 1.0) * (c < 2 ? sf : 1.0);
+        const double value = sign * sums_[product_of[r][c]][w] * from_power * to_power[w];
+        ata[(block_row * 3 + r) * 9 + block_col * 3 + c] = value;
+        ata[(block_col * 3 + c) * 9 + block_row * 3 + r] = value;
+      }
+  };
+  put(0, 0, kOne, 1.0);
+  put(1, 1, kOne, 1.0);
+  put(0, 2, kU, -1.0);
+  put(1, 2, kV, -1.0);
+  put(2, 2, kUV2, 1.0);
+  const std::array<double, 9> hn = smallest_eigenvector(ata);
+  // h = inverse(T_to) * hn * T_from
+  const double tf[9] = {sf, 0, -sf * from_x_, 0, sf, -sf * from_y_, 0, 0, 1};
+  const double tt_inv[9] = {1 / st, 0, to_x_, 0, 1 / st, to_y_, 0, 0, 1};
+  double tmp[9];
+  multiply3(hn.data(), tf, tmp);
+  multiply3(tt_inv, tmp, h);
+  if (!(std::fabs(h[8]) > 0))
+    return false;
+  const double last = h[8];
+  for (int i = 0; i < 9; ++i)
+    h[i] /= last;
+  return finite_matrix(h);
+}
+
+bool fit_motion(MotionModel model, const std::vector<PointPair>& pairs,
+                const std::vector<uint8_t>& mask, double* h) {
+  double n = 0, fx = 0, fy = 0, tx = 0, ty = 0;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (!mask[i])
+      continue;
+    n += 1, fx += pairs[i].from_x, fy += pairs[i].from_y, tx += pairs[i].to_x, ty += pairs[i].to_y;
+  }
+  if (n == 0)
+    return false;
+  std::vector<uint32_t> selected;
+  for (size_t i = 0; i < pairs.size(); ++i)
+    if (mask[i])
+      selected.push_back(static_cast<uint32_t>(i));
+  MotionSums sums(fx / n, fy / n, tx / n, ty / n);
+  sums.add(pairs, selected);
+  return sums.solve(model, h);
 }
 
 }  // namespace gpusift

@@ -13,15 +13,59 @@ namespace gpusift {
 
 namespace {
 
-// Refits on the refit's own inliers while that gains inliers.
-constexpr int kRefitRounds = 3;
-
 void normalise_last_entry(double* h) {
   if (h[8] != 0.0 && std::isfinite(1.0 / h[8])) {
     const double last = h[8];
     for (int i = 0; i < 9; ++i)
       h[i] /= last;
   }
+}
+
+// A hypothesis judged on all pairs at once: its inliers (the shared test, as the search counts
+// them; their indices into `inliers` when given) and MSAC's cost, the squared reprojection errors
+// each capped at the threshold's square. The refit is kept when it lowers the cost: it fits its
+// inliers better without trading many away.
+struct PairScore {
+  int inliers = 0;
+  double cost = 0;
+};
+
+PairScore score_pairs(const double* h, const std::vector<PointPair>& pairs, double threshold_sq,
+                      std::vector<uint8_t>* mask, std::vector<uint32_t>* inliers) {
+  mask->resize(pairs.size());
+  if (inliers)
+    inliers->resize(pairs.size());
+  PairScore score;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const PointPair& p = pairs[i];
+    const bool inlier = is_inlier(h, p, threshold_sq);
+    (*mask)[i] = inlier;
+    if (inliers)
+      (*inliers)[score.inliers] = static_cast<uint32_t>(i);
+    score.inliers += inlier;
+    const double w = (h[6] * p.from_x + h[7] * p.from_y) + h[8];
+    const double ex = ((h[0] * p.from_x + h[1] * p.from_y) + h[2]) - p.to_x * w;
+    const double ey = ((h[3] * p.from_x + h[4] * p.from_y) + h[5]) - p.to_y * w;
+    const double e = (ex * ex + ey * ey) / (w * w);
+    score.cost += e < threshold_sq ? e : threshold_sq;  // NaN (w = 0) counts as the threshold
+  }
+  if (inliers)
+    inliers->resize(static_cast<size_t>(score.inliers));
+  return score;
+}
+
+// The mean of hypothesis `iteration`'s minimal sample: a reference point inside the data.
+MotionSums sums_about_sample(const std::vector<PointPair>& pairs, const RansacParams& params,
+                             int iteration) {
+  const int size = minimal_sample_size(params.model);
+  int indices[kMaxMinimalSample];
+  draw_minimal_sample(params.seed, iteration, size, static_cast<int>(pairs.size()), indices);
+  double fx = 0, fy = 0, tx = 0, ty = 0;
+  for (int i = 0; i < size; ++i) {
+    const PointPair& p = pairs[indices[i]];
+    fx += p.from_x, fy += p.from_y, tx += p.to_x, ty += p.to_y;
+  }
+  return MotionSums(fx / size, fy / size, tx / size, ty / size);
 }
 
 }  // namespace
@@ -87,28 +131,26 @@ MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
       !ransac_hypothesis(pairs.data(), static_cast<int>(pairs.size()), params.model, params.seed,
                          best.iteration, h))
     return estimate;
-  const double threshold_sq = threshold_squared(params.threshold);
-  std::vector<uint8_t> mask;
-  int inliers = count_inliers(h, pairs, threshold_sq, &mask);
-  for (int round = 0; round < kRefitRounds; ++round) {
-    double refit[9];
-    std::vector<uint8_t> refit_mask;
-    if (!fit_motion(params.model, pairs, mask, refit))
-      break;
-    const int refit_inliers = count_inliers(refit, pairs, threshold_sq, &refit_mask);
-    if (refit_inliers < inliers)
-      break;
-    const bool gained = refit_inliers > inliers;
-    std::copy(refit, refit + 9, h);
-    mask.swap(refit_mask);
-    inliers = refit_inliers;
-    if (!gained)
-      break;
-  }
   normalise_last_entry(h);
+  const double threshold_sq = threshold_squared(params.threshold);
+  std::vector<uint8_t> mask, refit_mask;
+  std::vector<uint32_t> inliers;
+  PairScore score = score_pairs(h, pairs, threshold_sq, &mask, &inliers);
+  MotionSums sums = sums_about_sample(pairs, params, best.iteration);
+  sums.add(pairs, inliers);
+  double refit[9];
+  if (sums.solve(params.model, refit)) {
+    normalise_last_entry(refit);
+    const PairScore refit_score = score_pairs(refit, pairs, threshold_sq, &refit_mask, nullptr);
+    if (refit_score.cost < score.cost) {
+      std::copy(refit, refit + 9, h);
+      score = refit_score;
+      mask.swap(refit_mask);
+    }
+  }
   estimate.found = true;
   std::copy(h, h + 9, estimate.matrix);
-  estimate.inliers = inliers;
+  estimate.inliers = score.inliers;
   estimate.inlier_mask = std::move(mask);
   return estimate;
 }
