@@ -18,19 +18,6 @@ GType method_enum_type() {
   return type;
 }
 
-GType backend_enum_type() {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {static_cast<gint>(Backend::kAuto), "CUDA when a GPU is present, else the CPU", "auto"},
-      {static_cast<gint>(Backend::kCuda), "CUDA (error without a GPU)", "cuda"},
-      {static_cast<gint>(Backend::kCpu), "CPU reference", "cpu"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstGpusiftBackend", values));
-  return type;
-}
-
 GType descriptor_enum_type() {
   static GType type = 0;
   static const GEnumValue values[] = {
@@ -76,6 +63,19 @@ void install_surf_properties(GObjectClass* klass) {
 }
 
 }  // namespace
+
+GType backend_enum_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {static_cast<gint>(Backend::kAuto), "CUDA when a GPU is present, else the CPU", "auto"},
+      {static_cast<gint>(Backend::kCuda), "CUDA (error without a GPU)", "cuda"},
+      {static_cast<gint>(Backend::kCpu), "CPU reference", "cpu"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstGpusiftBackend", values));
+  return type;
+}
 
 void install_filter_properties(GObjectClass* klass) {
   const SiftParams d = FilterSettings::video_defaults().sift;

@@ -49,6 +49,8 @@ enum FilterProperty {
 };
 
 void install_filter_properties(GObjectClass* klass);
+// "GstGpusiftBackend": auto, cuda, cpu; shared by the elements that take a backend.
+GType backend_enum_type();
 // True when the change needs a new extractor (all feature parameters do).
 bool set_filter_property(FilterSettings* settings, guint id, const GValue* value);
 void get_filter_property(const FilterSettings& settings, guint id, GValue* value);

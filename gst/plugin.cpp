@@ -4,11 +4,13 @@
 #include "gstgpusiftfilter.h"
 #include "gstkeypointfilesink.h"
 #include "gstkeypointoverlay.h"
+#include "gstkeypointtracker.h"
 
 static gboolean plugin_init(GstPlugin* plugin) {
   gboolean ok = FALSE;
   ok |= GST_ELEMENT_REGISTER(gpusiftfilter, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointoverlay, plugin);
+  ok |= GST_ELEMENT_REGISTER(keypointtracker, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointfilesink, plugin);
   return ok;
 }

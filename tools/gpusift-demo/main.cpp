@@ -1,12 +1,13 @@
 // gpusift-demo, the main job: a real image filmed by a synthetic camera (known motion) goes
-// through gpusiftfilter and keypointoverlay into an MP4 and a PNG; every frame's features are
-// matched to the first frame's and scored against the true motion.
+// through gpusiftfilter, keypointtracker and keypointoverlay into an MP4 and a PNG; the
+// tracker's cumulative motion of every frame is scored against the true camera motion.
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointtracksmeta.h>
 #include <gst/video/video.h>
-#include <gst/keypoints/gstkeypointsmeta-opencv.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -19,7 +20,6 @@
 #include "camera_motion.h"
 #include "gst_image_io.h"
 #include "pipeline_launch.h"
-#include "track_check.h"
 
 namespace gpusift::demo {
 namespace {
@@ -36,14 +36,16 @@ struct Options {
 
 struct Run {
   Options options;
-  std::vector<cv::Matx33d> homographies;
-  FrameFeatures first;
-  long keypoint_total = 0, correct_total = 0, match_total = 0;
+  std::vector<cv::Matx33d> homographies;  // source image -> frame i
+  long keypoint_total = 0, match_total = 0, inlier_total = 0;
+  double last_error = 0.0, worst_error = 0.0;  // corner error of the cumulative motion, px
   int frames_seen = 0;
   std::atomic<int> frames_out{0};
   std::atomic<bool> stop_pushing{false};  // progress, read by the bus loop while the probe counts
   guint64 processing_us_total = 0;
   int processing_samples = 0;
+  guint64 tracking_us_total = 0;
+  int tracking_samples = 0;
 };
 
 void save_png(GstBuffer* buffer, GstPad* pad, const std::string& path) {
@@ -53,26 +55,41 @@ void save_png(GstBuffer* buffer, GstPad* pad, const std::string& path) {
   gst_caps_unref(caps);
 }
 
+// The median distance between where the estimated and the true motion put the frame's corners.
+double median_corner_error(const cv::Matx33d& estimated, const cv::Matx33d& truth, cv::Size size) {
+  std::vector<double> errors;
+  const double w = size.width - 1.0, h = size.height - 1.0;
+  for (const cv::Vec3d& corner :
+       {cv::Vec3d(0, 0, 1), cv::Vec3d(w, 0, 1), cv::Vec3d(0, h, 1), cv::Vec3d(w, h, 1)}) {
+    const cv::Vec3d a = estimated * corner, b = truth * corner;
+    errors.push_back(std::hypot(a[0] / a[2] - b[0] / b[2], a[1] / a[2] - b[1] / b[2]));
+  }
+  std::sort(errors.begin(), errors.end());
+  return (errors[1] + errors[2]) / 2.0;
+}
+
 GstPadProbeReturn on_overlaid_frame(GstPad* pad, GstPadProbeInfo* info, gpointer data) {
   Run& run = *static_cast<Run*>(data);
   ++run.frames_out;
   GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  const GstKeypointTracksMeta* tracks = gst_buffer_get_keypoint_tracks_meta(buffer);
   const int index = static_cast<int>(GST_BUFFER_OFFSET(buffer));
-  if (!meta || index < 0 || index >= static_cast<int>(run.homographies.size()))
+  if (!meta || !tracks || index < 0 || index >= static_cast<int>(run.homographies.size()))
     return GST_PAD_PROBE_OK;
-  FrameFeatures current{gst_keypoints::to_cv_keypoints(meta),
-                        gst_keypoints::to_cv_descriptors(meta), run.homographies[index]};
-  if (run.frames_seen == 0)
-    run.first = current;
-  const TrackScore score = score_against_first(run.first, current);
-  std::printf("frame %3d: %5u keypoints, %5d matches to frame 0, %5d correct\n", index,
-              meta->n_keypoints, score.matches, score.correct);
+  // The tracker's cumulative motion maps the first frame onto this one.
+  const GstKeypointMotion& motion = tracks->motion;
+  const cv::Matx33d truth = run.homographies[index] * run.homographies.front().inv();
+  const double error = median_corner_error(cv::Matx33d(motion.cumulative), truth, run.options.size);
+  std::printf(
+      "frame %3d: %5u keypoints, %5u matches, %5u inliers, %5u tracks, motion error %6.2f px%s\n",
+      index, meta->n_keypoints, motion.matches, motion.inliers, motion.tracks_alive, error,
+      motion.cumulative_valid ? "" : " (lost)");
   run.keypoint_total += meta->n_keypoints;
-  if (index > 0) {
-    run.match_total += score.matches;
-    run.correct_total += score.correct;
-  }
+  run.match_total += motion.matches;
+  run.inlier_total += motion.inliers;
+  run.last_error = error;
+  run.worst_error = std::max(run.worst_error, error);
   if (index == run.options.frames / 2)
     save_png(buffer, pad, run.options.png);
   ++run.frames_seen;
@@ -135,11 +152,17 @@ bool wait_for_end(GstElement* pipeline, Run& run) {
     }
     if (!m)
       continue;
+    guint64 us = 0;
     if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT && gst_message_has_name(m, "gpusiftfilter")) {
-      guint64 us = 0;
       if (gst_structure_get_uint64(gst_message_get_structure(m), "processing-time-us", &us)) {
         run.processing_us_total += us;
         ++run.processing_samples;
+      }
+    } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ELEMENT &&
+               gst_message_has_name(m, "keypointtracker")) {
+      if (gst_structure_get_uint64(gst_message_get_structure(m), "processing-time-us", &us)) {
+        run.tracking_us_total += us;
+        ++run.tracking_samples;
       }
     } else if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_WARNING) {
       GError* error = nullptr;
@@ -171,6 +194,7 @@ int run_demo(Run& run) {
       "appsrc name=src format=time caps=video/x-raw,format=BGRx,width=" +
       std::to_string(o.size.width) + ",height=" + std::to_string(o.size.height) +
       ",framerate=30/1 ! gpusiftfilter name=sift post-messages=true backend=" + o.backend +
+      " ! keypointtracker name=tracker post-messages=true backend=" + o.backend +
       " ! keypointoverlay name=overlay ! videoconvert ! x264enc speed-preset=veryfast ! "
       "mp4mux ! filesink location=\"" +
       o.mp4 + "\"";
@@ -207,9 +231,15 @@ int run_demo(Run& run) {
       "gpusiftfilter: %.2f ms per frame, %.0f keypoints per frame on average\n",
       run.processing_samples ? run.processing_us_total / 1000.0 / run.processing_samples : 0.0,
       static_cast<double>(run.keypoint_total) / n);
-  std::printf("matches to frame 0 that agree with the true camera motion: %.1f %% (%ld of %ld)\n",
-              run.match_total ? 100.0 * run.correct_total / run.match_total : 0.0,
-              run.correct_total, run.match_total);
+  std::printf(
+      "keypointtracker: %.2f ms per frame, %.0f matches and %.0f inliers to the previous frame on "
+      "average\n",
+      run.tracking_samples ? run.tracking_us_total / 1000.0 / run.tracking_samples : 0.0,
+      static_cast<double>(run.match_total) / n, static_cast<double>(run.inlier_total) / n);
+  std::printf(
+      "camera motion against the truth: median corner error %.2f px after %d frames (worst "
+      "frame %.2f px)\n",
+      run.last_error, run.frames_seen, run.worst_error);
   std::printf("wrote %s and %s\n", o.mp4.c_str(), o.png.c_str());
   return 0;
 }

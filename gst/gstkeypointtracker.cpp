@@ -1,0 +1,465 @@
+/* keypointtracker: matches each frame's GstKeypointsMeta descriptors to the previous frame's,
+ * fits the camera motion, and attaches a GstKeypointTracksMeta with a track id per keypoint.
+ * Pixels are never touched or mapped; the buffer is only made metadata-writable. */
+#include "gstkeypointtracker.h"
+
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/video/video.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <memory>
+
+#include "cuda_context_scope.h"
+#include "gpusift/error.h"
+#include "gpusift/keypoint.h"
+#include "gpusift/matcher.h"
+#include "keypoint_tracking.h"
+#include "keypointtracker_settings.h"
+
+#ifdef GPUSIFT_HAVE_GST_CUDA
+#include <gst/cuda/gstcudaloader.h>
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC(gst_keypoint_tracker_debug);
+#define GST_CAT_DEFAULT gst_keypoint_tracker_debug
+
+using gpusift::Backend;
+using gpusift::gst::CudaContextScope;
+using gpusift::gst::TrackerSettings;
+using gpusift::tracking::TrackAssignment;
+
+static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are read 1:1");
+static_assert(offsetof(GstKeypoint, x) == offsetof(gpusift::Keypoint, x), "");
+static_assert(offsetof(GstKeypoint, y) == offsetof(gpusift::Keypoint, y), "");
+static_assert(sizeof(GstKeypointTrack) == sizeof(TrackAssignment), "tracks are copied 1:1");
+static_assert(offsetof(GstKeypointTrack, track_id) == offsetof(TrackAssignment, track_id), "");
+static_assert(offsetof(GstKeypointTrack, previous_index) ==
+                  offsetof(TrackAssignment, previous_index),
+              "");
+static_assert(offsetof(GstKeypointTrack, age) == offsetof(TrackAssignment, age), "");
+
+/* Any video: the element reads only the meta, never the memory. */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
+
+namespace {
+
+// The coordinate space and descriptors that tracks can continue across.
+struct StreamLayout {
+  GstKeypointsMethod method = GST_KEYPOINTS_METHOD_SIFT;
+  guint width = 0;
+  guint height = 0;
+};
+
+// What the streaming thread owns between start and stop.
+struct Runtime {
+  TrackerSettings settings;  // backend and device as chosen at start
+  std::unique_ptr<gpusift::Matcher> matcher;
+  std::unique_ptr<gpusift::tracking::KeypointTracker> tracker;
+  gpusift::tracking::FrameResult result;
+  StreamLayout layout;
+  // Ids keep counting up across stop and start: an element never gives out one twice.
+  uint64_t next_track_id = 1;
+  bool missing_meta_warned = false;
+  bool missing_descriptors_warned = false;
+};
+
+}  // namespace
+
+struct _GstKeypointTracker {
+  GstBaseTransform parent;
+
+  TrackerSettings* settings;  // object lock
+  Runtime* runtime;
+  // Set by events on any thread, acted on by the streaming thread before its next frame.
+  std::atomic<bool>* reset_requested;
+  gpusift::gst::CudaContextPointer context;
+};
+
+G_DEFINE_TYPE(GstKeypointTracker, gst_keypoint_tracker, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE(keypointtracker, "keypointtracker", GST_RANK_NONE,
+                            GST_TYPE_KEYPOINT_TRACKER);
+
+namespace {
+
+TrackerSettings current_settings(GstKeypointTracker* self) {
+  GST_OBJECT_LOCK(self);
+  const TrackerSettings copy = *self->settings;
+  GST_OBJECT_UNLOCK(self);
+  return copy;
+}
+
+// Resolves `auto`: the GPU when a CUDA context can be had, shared with the neighbours (so with
+// gpusiftfilter's), else the CPU. False after posting an error.
+bool choose_backend(GstKeypointTracker* self, TrackerSettings* settings) {
+  if (settings->backend == Backend::kCpu)
+    return true;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  if (gst_cuda_load_library() && gst_cuda_ensure_element_context(
+                                     GST_ELEMENT(self), settings->cuda_device_id, &self->context)) {
+    settings->backend = Backend::kCuda;
+    return true;
+  }
+  const char* reason = "no usable CUDA device or driver";
+#else
+  const char* reason = "gpusift was built without the CUDA backend or gstreamer-cuda";
+#endif
+  if (settings->backend == Backend::kCuda) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("The CUDA backend is not available"),
+                      ("%s (backend=cuda)", reason));
+    return false;
+  }
+  // gpusiftfilter upstream already warns when the GPU is missing; once is enough.
+  GST_INFO_OBJECT(self, "%s: matching on the CPU", reason);
+  settings->backend = Backend::kCpu;
+  return true;
+}
+
+void post_library_error(GstKeypointTracker* self, const gpusift::Error& error) {
+  switch (error.code()) {
+    case gpusift::ErrorCode::kOutOfMemory:
+      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("Out of memory matching keypoints"),
+                        ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kNoDevice:
+      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No usable CUDA device"), ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kDeviceFailure:
+      GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("CUDA failure"), ("%s", error.what()));
+      break;
+    case gpusift::ErrorCode::kInvalidArgument:
+    case gpusift::ErrorCode::kFrameTooLarge:
+      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot match these keypoints"),
+                        ("%s", error.what()));
+      break;
+  }
+}
+
+void release_runtime(GstKeypointTracker* self) {
+  Runtime& rt = *self->runtime;
+  {
+    CudaContextScope scope(self->context);  // device buffers go in the context they belong to
+    if (rt.tracker)
+      rt.next_track_id = rt.tracker->next_id();
+    rt.tracker.reset();
+    rt.matcher.reset();
+  }
+  rt.result = gpusift::tracking::FrameResult{};
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  gst_clear_object(&self->context);
+#endif
+}
+
+gpusift::DescriptorFormat descriptor_format_of(GstKeypointsDescriptorType type) {
+  return type == GST_KEYPOINTS_DESCRIPTOR_UINT8 ? gpusift::DescriptorFormat::kUint8
+                                                : gpusift::DescriptorFormat::kFloat;
+}
+
+// The frame as the tracker reads it. The tracker keeps the descriptor storage (not the buffer,
+// which would hold pool buffers back) for as long as it matches against this frame.
+gpusift::tracking::FrameFeatures frame_features(const GstKeypointsMeta* meta) {
+  gpusift::tracking::FrameFeatures frame;
+  frame.keypoints = reinterpret_cast<const gpusift::Keypoint*>(meta->keypoints);
+  frame.count = static_cast<int>(meta->n_keypoints);
+  frame.host = gpusift::DescriptorSetView{
+      meta->descriptors, frame.count, static_cast<int>(meta->descriptor_size),
+      descriptor_format_of(meta->descriptor_type), gpusift::MemoryKind::kHost};
+  frame.owner = std::shared_ptr<const void>(
+      gst_keypoints_meta_get_descriptors_bytes(meta),
+      [](const void* bytes) { g_bytes_unref(static_cast<GBytes*>(const_cast<void*>(bytes))); });
+  return frame;
+}
+
+// Once per stream each: without keypoints or descriptors there is nothing to track, and the
+// buffers pass as they came.
+bool check_trackable(GstKeypointTracker* self, const GstKeypointsMeta* meta) {
+  Runtime& rt = *self->runtime;
+  if (!meta) {
+    if (!rt.missing_meta_warned) {
+      rt.missing_meta_warned = true;
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("No keypoints to track: buffers pass untracked"),
+                          ("buffers without GstKeypointsMeta; put keypointtracker after "
+                           "gpusiftfilter (warned once per stream)"));
+    }
+    return false;
+  }
+  if (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) {
+    if (!rt.missing_descriptors_warned) {
+      rt.missing_descriptors_warned = true;
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT,
+                          ("Keypoints without descriptors: buffers pass untracked"),
+                          ("set gpusiftfilter descriptor=float, uint8 or rootsift (warned once "
+                           "per stream)"));
+    }
+    return false;
+  }
+  return true;
+}
+
+void attach_meta(GstBuffer* buffer, const GstKeypointsMeta* keypoints,
+                 const gpusift::tracking::FrameResult& r, gpusift::MotionModel model) {
+  GstKeypointMotion motion;
+  gst_keypoint_motion_init(&motion);
+  motion.model = static_cast<GstKeypointMotionModel>(model);
+  motion.frame_number = r.frame_number;
+  motion.valid = r.motion_valid;
+  std::copy(r.motion.begin(), r.motion.end(), motion.matrix);
+  motion.cumulative_valid = r.cumulative_valid;
+  std::copy(r.cumulative.begin(), r.cumulative.end(), motion.cumulative);
+  motion.matches = static_cast<guint>(r.matches);
+  motion.inliers = static_cast<guint>(r.inliers);
+  motion.tracks_alive = static_cast<guint>(r.tracks_alive);
+  gst_buffer_add_keypoint_tracks_meta(buffer, keypoints->width, keypoints->height,
+                                      reinterpret_cast<const GstKeypointTrack*>(r.tracks.data()),
+                                      static_cast<guint>(r.tracks.size()), &motion);
+}
+
+void set_matrix_field(GstStructure* s, const char* name, const gpusift::tracking::Matrix3& m) {
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init(&array, 9);
+  for (double entry : m) {
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_DOUBLE);
+    g_value_set_double(&value, entry);
+    gst_value_array_append_and_take_value(&array, &value);
+  }
+  gst_structure_take_value(s, name, &array);
+}
+
+void post_frame_message(GstKeypointTracker* self, GstBuffer* buffer, gpusift::MotionModel model,
+                        gint64 elapsed_us) {
+  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+  const gpusift::tracking::FrameResult& r = self->runtime->result;
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  GstStructure* s = gst_structure_new(
+      "keypointtracker", "timestamp", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, pts), "frame-number",
+      G_TYPE_UINT64, static_cast<guint64>(r.frame_number), "keypoints", G_TYPE_UINT,
+      static_cast<guint>(r.tracks.size()), "matches", G_TYPE_UINT, static_cast<guint>(r.matches),
+      "inliers", G_TYPE_UINT, static_cast<guint>(r.inliers), "tracks-alive", G_TYPE_UINT,
+      static_cast<guint>(r.tracks_alive), "new-tracks", G_TYPE_UINT,
+      static_cast<guint>(r.new_tracks), "resumed-tracks", G_TYPE_UINT,
+      static_cast<guint>(r.resumed), "ended-tracks", G_TYPE_UINT,
+      static_cast<guint>(r.ended_tracks), "motion-model", G_TYPE_STRING,
+      gst_keypoint_motion_model_to_string(static_cast<GstKeypointMotionModel>(model)),
+      "motion-valid", G_TYPE_BOOLEAN, r.motion_valid, "cumulative-valid", G_TYPE_BOOLEAN,
+      r.cumulative_valid, "keyframe", G_TYPE_BOOLEAN, r.keyframe, "keyframe-matches", G_TYPE_UINT,
+      static_cast<guint>(r.keyframe_matches), "keyframe-inliers", G_TYPE_UINT,
+      static_cast<guint>(r.keyframe_inliers), "processing-time-us", G_TYPE_UINT64,
+      static_cast<guint64>(elapsed_us), nullptr);
+  set_matrix_field(s, "motion", r.motion);
+  set_matrix_field(s, "cumulative", r.cumulative);
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+void request_reset(GstKeypointTracker* self, const char* why) {
+  GST_DEBUG_OBJECT(self, "tracking starts over: %s", why);
+  self->reset_requested->store(true);
+}
+
+// Tracks continue only within one coordinate space and one kind of descriptor.
+bool same_layout(const StreamLayout& layout, const GstKeypointsMeta* meta) {
+  return layout.method == meta->method && layout.width == meta->width &&
+         layout.height == meta->height;
+}
+
+}  // namespace
+
+static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  Runtime& rt = *self->runtime;
+  rt.settings = current_settings(self);
+  rt.missing_meta_warned = false;
+  rt.missing_descriptors_warned = false;
+  rt.layout = StreamLayout{};
+  self->reset_requested->store(false);
+  if (!choose_backend(self, &rt.settings))
+    return FALSE;
+  GST_INFO_OBJECT(self, "matching on backend %s", gpusift::backend_name(rt.settings.backend));
+  try {
+    CudaContextScope scope(self->context);
+    rt.matcher = rt.settings.backend == Backend::kCuda
+                     ? gpusift::create_cuda_matcher_on_current_context()
+                     : gpusift::create_matcher(Backend::kCpu);
+    rt.tracker =
+        std::make_unique<gpusift::tracking::KeypointTracker>(rt.matcher.get(), rt.next_track_id);
+  } catch (const gpusift::Error& error) {
+    post_library_error(self, error);
+    release_runtime(self);  // a failed start gets no stop()
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean gst_keypoint_tracker_stop(GstBaseTransform* trans) {
+  release_runtime(GST_KEYPOINT_TRACKER(trans));
+  return TRUE;
+}
+
+static gboolean gst_keypoint_tracker_set_caps(GstBaseTransform* trans, GstCaps* incaps,
+                                              GstCaps* outcaps) {
+  (void)outcaps;
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT, static_cast<void*>(incaps));
+  request_reset(self, "new caps");
+  return TRUE;
+}
+
+static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEvent* event) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_STREAM_START:
+      // A new stream: warn again about what it lacks.
+      self->runtime->missing_meta_warned = false;
+      self->runtime->missing_descriptors_warned = false;
+      request_reset(self, "stream start");
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      request_reset(self, "flush");
+      break;
+    case GST_EVENT_SEGMENT:
+      request_reset(self, "new segment");
+      break;
+    case GST_EVENT_GAP:
+      request_reset(self, "gap");
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->sink_event(trans, event);
+}
+
+static GstFlowReturn gst_keypoint_tracker_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  Runtime& rt = *self->runtime;
+  if (self->reset_requested->exchange(false) || GST_BUFFER_IS_DISCONT(buffer))
+    rt.tracker->reset();
+
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  if (!check_trackable(self, meta)) {
+    rt.tracker->reset();
+    return GST_FLOW_OK;
+  }
+  if (!same_layout(rt.layout, meta)) {
+    rt.tracker->reset();
+    rt.layout = StreamLayout{meta->method, meta->width, meta->height};
+  }
+
+  const TrackerSettings settings = current_settings(self);
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    CudaContextScope scope(self->context);
+    rt.tracker->process(frame_features(meta), settings.params, &rt.result);
+  } catch (const gpusift::Error& error) {
+    rt.tracker->reset();
+    post_library_error(self, error);
+    return GST_FLOW_ERROR;
+  }
+  attach_meta(buffer, meta, rt.result, settings.params.model);
+  GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %d matches, %d inliers, %d tracks alive",
+                 static_cast<guint64>(rt.result.frame_number), rt.result.matches, rt.result.inliers,
+                 rt.result.tracks_alive);
+  if (settings.post_messages)
+    post_frame_message(self, buffer, settings.params.model, g_get_monotonic_time() - start_us);
+  return GST_FLOW_OK;
+}
+
+static void gst_keypoint_tracker_set_context(GstElement* element, GstContext* context) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(element);
+  GST_OBJECT_LOCK(self);
+  const int device_id = self->settings->cuda_device_id;
+  GST_OBJECT_UNLOCK(self);
+  gst_cuda_handle_set_context(element, context, device_id, &self->context);
+#endif
+  GST_ELEMENT_CLASS(gst_keypoint_tracker_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_keypoint_tracker_query(GstBaseTransform* trans, GstPadDirection direction,
+                                           GstQuery* query) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
+    return TRUE;
+#endif
+  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)
+      ->query(trans, direction, query);
+}
+
+static void gst_keypoint_tracker_set_property(GObject* object, guint id, const GValue* value,
+                                              GParamSpec* pspec) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(object);
+  if (id < gpusift::gst::kTrackerPropRatio || id > gpusift::gst::kTrackerPropPostMessages) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK(self);
+  gpusift::gst::set_tracker_property(self->settings, id, value);
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_keypoint_tracker_get_property(GObject* object, guint id, GValue* value,
+                                              GParamSpec* pspec) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(object);
+  if (id < gpusift::gst::kTrackerPropRatio || id > gpusift::gst::kTrackerPropPostMessages) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK(self);
+  gpusift::gst::get_tracker_property(*self->settings, id, value);
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_keypoint_tracker_finalize(GObject* object) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(object);
+  delete self->runtime;
+  delete self->settings;
+  delete self->reset_requested;
+  G_OBJECT_CLASS(gst_keypoint_tracker_parent_class)->finalize(object);
+}
+
+static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {
+  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_keypoint_tracker_set_property;
+  gobject_class->get_property = gst_keypoint_tracker_get_property;
+  gobject_class->finalize = gst_keypoint_tracker_finalize;
+  gpusift::gst::install_tracker_properties(gobject_class);
+
+  gst_element_class_set_static_metadata(
+      element_class, "Keypoint tracker", "Filter/Analyzer/Video",
+      "Matches each frame's keypoints (GstKeypointsMeta) to the previous frame's, estimates the "
+      "camera motion and attaches track ids and motion as GstKeypointTracksMeta",
+      "gpusift developers");
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_set_context);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_sink_event);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_query);
+
+  GST_DEBUG_CATEGORY_INIT(gst_keypoint_tracker_debug, "keypointtracker", 0, "keypointtracker");
+}
+
+static void gst_keypoint_tracker_init(GstKeypointTracker* self) {
+  self->settings = new TrackerSettings();
+  self->runtime = new Runtime();
+  self->reset_requested = new std::atomic<bool>(false);
+  self->context = nullptr;
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

@@ -1,0 +1,378 @@
+#include "keypoint_tracking.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "gpusift/motion_fit.h"
+
+namespace gpusift::tracking {
+
+namespace {
+
+struct Point {
+  float x, y;
+};
+
+struct TrackState {
+  uint64_t id;
+  uint64_t birth;  // frame number of the track's first frame
+};
+
+// A track without a match in the last frame(s): its last descriptor waits in the lost rows and its
+// position follows the camera so that a match can be checked against where it should be now.
+struct LostTrack {
+  TrackState track;
+  int missed;
+  Point position;  // in the latest frame's coordinates
+};
+
+// What the tracker keeps of an earlier frame.
+struct KeptFrame {
+  DescriptorSetView host{nullptr, 0, 0, DescriptorFormat::kNone, MemoryKind::kHost};
+  DescriptorSetView device{nullptr, 0, 0, DescriptorFormat::kNone, MemoryKind::kDevice};
+  std::shared_ptr<const void> owner;
+  std::vector<Point> points;
+  std::vector<TrackState> tracks;  // the previous frame's only
+  uint64_t frame_number = 0;
+  Matrix3 cumulative = kIdentity;
+  bool cumulative_valid = true;
+
+  void keep(const FrameFeatures& frame) {
+    host = frame.host;
+    device = frame.device;
+    owner = frame.owner;
+    points.resize(static_cast<size_t>(frame.count));
+    for (int i = 0; i < frame.count; ++i)
+      points[static_cast<size_t>(i)] = Point{frame.keypoints[i].x, frame.keypoints[i].y};
+  }
+  void clear() { *this = KeptFrame{}; }
+};
+
+struct Motion {
+  bool valid = false;
+  Matrix3 matrix = kIdentity;
+  int inliers = 0;
+  std::vector<uint8_t> inlier_mask;
+};
+
+// Fewer inliers than twice a minimal sample (three for a translation) is too little support to
+// trust: a fit through its own sample always has that sample as inliers.
+int min_inliers(MotionModel model) {
+  switch (model) {
+    case MotionModel::kNone:
+      return 0;
+    case MotionModel::kTranslation:
+      return 3;
+    case MotionModel::kSimilarity:
+      return 4;
+    case MotionModel::kAffine:
+      return 6;
+    case MotionModel::kHomography:
+      return 8;
+  }
+  return 0;
+}
+
+Matrix3 multiply(const Matrix3& a, const Matrix3& b) {
+  Matrix3 c{};
+  for (int r = 0; r < 3; ++r)
+    for (int k = 0; k < 3; ++k)
+      for (int col = 0; col < 3; ++col)
+        c[r * 3 + col] += a[r * 3 + k] * b[k * 3 + col];
+  return c;
+}
+
+Point apply(const Matrix3& m, Point p) {
+  const double w = m[6] * p.x + m[7] * p.y + m[8];
+  return Point{static_cast<float>((m[0] * p.x + m[1] * p.y + m[2]) / w),
+               static_cast<float>((m[3] * p.x + m[4] * p.y + m[5]) / w)};
+}
+
+size_t row_bytes(const DescriptorSetView& view) {
+  const size_t value = view.format == DescriptorFormat::kUint8 ? 1 : sizeof(float);
+  return static_cast<size_t>(view.size) * value;
+}
+
+bool same_layout(const DescriptorSetView& a, const DescriptorSetView& b) {
+  return a.format == b.format && a.size == b.size;
+}
+
+// Keeps, for every train row, only its closest query (ties: the lowest query), so that no two
+// keypoints of a frame inherit one track. Keeps the order by query.
+void keep_best_per_train(std::vector<Match>* matches, int train_count) {
+  std::vector<int> best(static_cast<size_t>(train_count), -1);
+  for (size_t k = 0; k < matches->size(); ++k) {
+    int& slot = best[static_cast<size_t>((*matches)[k].train)];
+    if (slot < 0 || (*matches)[k].distance < (*matches)[static_cast<size_t>(slot)].distance)
+      slot = static_cast<int>(k);
+  }
+  size_t kept = 0;
+  for (size_t k = 0; k < matches->size(); ++k)
+    if (best[static_cast<size_t>((*matches)[k].train)] == static_cast<int>(k))
+      (*matches)[kept++] = (*matches)[k];
+  matches->resize(kept);
+}
+
+// Matching is against whole sets, in device memory when the matcher is on the GPU and both sets
+// have a device copy.
+void match_sets(Matcher* matcher, const KeptFrame& train, const FrameFeatures& query,
+                const MatchParams& params, std::vector<Match>* out) {
+  out->clear();
+  if (train.host.count == 0 || query.host.count == 0)
+    return;
+  const bool device =
+      matcher->backend() == Backend::kCuda && train.device.data && query.device.data;
+  matcher->match(device ? query.device : query.host, device ? train.device : train.host, params,
+                 out);
+}
+
+Motion robust_motion(Matcher* matcher, const std::vector<PointPair>& pairs, MotionModel model,
+                     float threshold, uint64_t seed) {
+  Motion motion;
+  if (model == MotionModel::kNone || pairs.empty())
+    return motion;
+  RansacParams params;
+  params.model = model;
+  params.threshold = threshold;
+  params.seed = seed;
+  MotionEstimate estimate = matcher->estimate_motion(pairs, params);
+  if (!estimate.found || estimate.inliers < min_inliers(model))
+    return motion;
+  motion.valid = true;
+  std::copy(estimate.matrix, estimate.matrix + 9, motion.matrix.begin());
+  // The matcher may hand back its best minimal-sample hypothesis, which is exact on its own few
+  // points only; the least-squares fit on all its inliers is far closer at the frame's corners,
+  // and chained over many frames that difference is the cumulative motion's drift.
+  double refit[9];
+  if (fit_motion(model, pairs, estimate.inlier_mask, refit))
+    std::copy(refit, refit + 9, motion.matrix.begin());
+  motion.inliers = estimate.inliers;
+  motion.inlier_mask = std::move(estimate.inlier_mask);
+  return motion;
+}
+
+void point_pairs(const std::vector<Match>& matches, const std::vector<Point>& from,
+                 const Keypoint* to, std::vector<PointPair>* pairs) {
+  pairs->clear();
+  for (const Match& m : matches) {
+    const Point a = from[static_cast<size_t>(m.train)];
+    const Keypoint& b = to[m.query];
+    pairs->push_back(PointPair{a.x, a.y, b.x, b.y});
+  }
+}
+
+// Matches `frame` to `kept`, one query per train row, and fits the motion kept -> frame.
+Motion match_and_fit(Matcher* matcher, const KeptFrame& kept, const FrameFeatures& frame,
+                     const TrackerParams& p, uint64_t seed, std::vector<Match>* matches,
+                     std::vector<PointPair>* pairs) {
+  match_sets(matcher, kept, frame, p.match, matches);
+  keep_best_per_train(matches, kept.host.count);
+  point_pairs(*matches, kept.points, frame.keypoints, pairs);
+  return robust_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
+}
+
+}  // namespace
+
+struct KeypointTracker::State {
+  bool started = false;
+  uint64_t frame_number = 0;
+  KeptFrame previous;
+  KeptFrame keyframe;
+  bool has_keyframe = false;
+  std::vector<LostTrack> lost;
+  std::vector<uint8_t> lost_rows;  // lost.size() descriptor rows
+  // This frame's, kept between frames for their storage.
+  std::vector<TrackState> current;
+  std::vector<uint8_t> assigned;
+  std::vector<Match> matches;
+  std::vector<PointPair> pairs;
+  std::vector<uint8_t> continued;  // per previous keypoint
+  std::vector<uint8_t> query_rows;
+  std::vector<int> query_keypoints;
+  std::vector<LostTrack> next_lost;
+  std::vector<uint8_t> next_lost_rows;
+
+  void resume_lost_tracks(Matcher* matcher, const FrameFeatures& frame, const TrackerParams& p,
+                          const Motion& motion, FrameResult* out);
+  void update_lost_tracks(const TrackerParams& p, const Motion& motion, FrameResult* out);
+};
+
+// Keypoints left without a track try the tracks missed in the last frames: a mutual nearest
+// neighbour that passes the ratio test and, when this frame's motion is known, lies where it puts
+// the lost track (within twice the RANSAC threshold, since the track's position has been carried
+// through frames of estimated motion). Without a motion (model none, or a frame too different
+// to fit one) the descriptors decide alone.
+void KeypointTracker::State::resume_lost_tracks(Matcher* matcher, const FrameFeatures& frame,
+                                                const TrackerParams& p, const Motion& motion,
+                                                FrameResult* out) {
+  if (lost.empty())
+    return;
+  const size_t bytes = row_bytes(frame.host);
+  const auto* rows = static_cast<const uint8_t*>(frame.host.data);
+  query_rows.clear();
+  query_keypoints.clear();
+  for (int i = 0; i < frame.count; ++i) {
+    if (assigned[static_cast<size_t>(i)])
+      continue;
+    query_rows.insert(query_rows.end(), rows + static_cast<size_t>(i) * bytes,
+                      rows + static_cast<size_t>(i + 1) * bytes);
+    query_keypoints.push_back(i);
+  }
+  if (query_keypoints.empty())
+    return;
+  const DescriptorSetView query{query_rows.data(), static_cast<int>(query_keypoints.size()),
+                                frame.host.size, frame.host.format, MemoryKind::kHost};
+  const DescriptorSetView train{lost_rows.data(), static_cast<int>(lost.size()), frame.host.size,
+                                frame.host.format, MemoryKind::kHost};
+  MatchParams params = p.match;
+  params.cross_check = true;
+  matcher->match(query, train, params, &matches);
+  const float gate = 2.0f * p.ransac_threshold;
+  for (const Match& m : matches) {
+    LostTrack& track = lost[static_cast<size_t>(m.train)];
+    const int keypoint = query_keypoints[static_cast<size_t>(m.query)];
+    if (motion.valid) {
+      const Point expected = apply(motion.matrix, track.position);
+      const Keypoint& found = frame.keypoints[keypoint];
+      if (!(std::hypot(expected.x - found.x, expected.y - found.y) < gate))
+        continue;
+    }
+    current[static_cast<size_t>(keypoint)] = track.track;
+    assigned[static_cast<size_t>(keypoint)] = 1;
+    track.missed = -1;  // resumed: leaves the lost tracks below
+    ++out->resumed;
+  }
+}
+
+// The previous frame's keypoints without a match join the lost tracks; lost tracks missed for
+// more than max_missed frames end. Positions move on with the camera.
+void KeypointTracker::State::update_lost_tracks(const TrackerParams& p, const Motion& motion,
+                                                FrameResult* out) {
+  const size_t bytes = row_bytes(previous.host);
+  next_lost.clear();
+  next_lost_rows.clear();
+  auto carry = [&](const LostTrack& track, const uint8_t* row) {
+    if (track.missed > p.max_missed) {
+      ++out->ended_tracks;
+      return;
+    }
+    LostTrack moved = track;
+    if (motion.valid)
+      moved.position = apply(motion.matrix, track.position);
+    next_lost.push_back(moved);
+    next_lost_rows.insert(next_lost_rows.end(), row, row + bytes);
+  };
+  for (size_t i = 0; i < lost.size(); ++i) {
+    if (lost[i].missed < 0)
+      continue;
+    LostTrack track = lost[i];
+    ++track.missed;
+    carry(track, lost_rows.data() + i * bytes);
+  }
+  const auto* rows = static_cast<const uint8_t*>(previous.host.data);
+  for (size_t i = 0; i < continued.size(); ++i) {
+    if (!continued[i])
+      carry(LostTrack{previous.tracks[i], 1, previous.points[i]}, rows + i * bytes);
+  }
+  lost.swap(next_lost);
+  lost_rows.swap(next_lost_rows);
+}
+
+KeypointTracker::KeypointTracker(Matcher* matcher, uint64_t first_id)
+    : matcher_(matcher), next_id_(first_id), state_(new State) {}
+
+KeypointTracker::~KeypointTracker() = default;
+
+void KeypointTracker::reset() {
+  State& s = *state_;
+  s.started = false;
+  s.frame_number = 0;
+  s.previous.clear();
+  s.keyframe.clear();
+  s.has_keyframe = false;
+  s.lost.clear();
+  s.lost_rows.clear();
+}
+
+void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p,
+                              FrameResult* out) {
+  State& s = *state_;
+  if (s.started && !same_layout(s.previous.host, frame.host))
+    reset();
+  std::vector<TrackAssignment> tracks = std::move(out->tracks);
+  *out = FrameResult{};
+  out->tracks = std::move(tracks);
+  out->tracks.assign(static_cast<size_t>(frame.count), TrackAssignment{0, -1, 0});
+  const uint64_t n = s.started ? s.frame_number + 1 : 0;
+  out->frame_number = n;
+  s.current.assign(static_cast<size_t>(frame.count), TrackState{0, n});
+  s.assigned.assign(static_cast<size_t>(frame.count), 0);
+
+  Matrix3 cumulative = kIdentity;
+  bool cumulative_valid = true;
+  if (s.started) {
+    const Motion motion = match_and_fit(matcher_, s.previous, frame, p, n, &s.matches, &s.pairs);
+    out->matches = static_cast<int>(s.matches.size());
+    out->inliers = motion.inliers;
+    out->motion_valid = motion.valid;
+    out->motion = motion.matrix;
+    s.continued.assign(static_cast<size_t>(s.previous.host.count), 0);
+    for (size_t k = 0; k < s.matches.size(); ++k) {
+      // Without a fitted motion there is nothing to call an outlier.
+      if (motion.valid && !motion.inlier_mask[k])
+        continue;
+      const Match& m = s.matches[k];
+      s.current[static_cast<size_t>(m.query)] = s.previous.tracks[static_cast<size_t>(m.train)];
+      s.assigned[static_cast<size_t>(m.query)] = 1;
+      out->tracks[static_cast<size_t>(m.query)].previous_index = m.train;
+      s.continued[static_cast<size_t>(m.train)] = 1;
+    }
+    cumulative =
+        motion.valid ? multiply(motion.matrix, s.previous.cumulative) : s.previous.cumulative;
+    cumulative_valid = motion.valid && s.previous.cumulative_valid;
+    s.resume_lost_tracks(matcher_, frame, p, motion, out);
+    s.update_lost_tracks(p, motion, out);
+  }
+
+  const bool keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
+  if (keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < n) {
+    const Motion to_keyframe = match_and_fit(
+        matcher_, s.keyframe, frame, p, n ^ UINT64_C(0x9e3779b97f4a7c15), &s.matches, &s.pairs);
+    out->keyframe_matches = static_cast<int>(s.matches.size());
+    out->keyframe_inliers = to_keyframe.inliers;
+    // One step from the keyframe instead of the frame-to-frame chain since it: less drift.
+    if (to_keyframe.valid) {
+      cumulative = multiply(to_keyframe.matrix, s.keyframe.cumulative);
+      cumulative_valid = s.keyframe.cumulative_valid;
+    }
+  }
+
+  for (size_t i = 0; i < s.current.size(); ++i) {
+    if (!s.assigned[i]) {
+      s.current[i] = TrackState{next_id_++, n};
+      ++out->new_tracks;
+    }
+    out->tracks[i].track_id = s.current[i].id;
+    out->tracks[i].age = static_cast<uint32_t>(n - s.current[i].birth);
+  }
+  out->cumulative = cumulative;
+  out->cumulative_valid = cumulative_valid;
+  out->tracks_alive = frame.count + static_cast<int>(s.lost.size());
+
+  s.started = true;
+  s.frame_number = n;
+  s.previous.keep(frame);
+  s.previous.tracks.swap(s.current);
+  s.previous.frame_number = n;
+  s.previous.cumulative = cumulative;
+  s.previous.cumulative_valid = cumulative_valid;
+  if (keyframes && n % static_cast<uint64_t>(p.keyframe_interval) == 0) {
+    s.keyframe = s.previous;
+    s.keyframe.tracks.clear();
+    s.has_keyframe = true;
+    out->keyframe = true;
+  }
+}
+
+}  // namespace gpusift::tracking

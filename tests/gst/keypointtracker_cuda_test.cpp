@@ -1,0 +1,134 @@
+// keypointtracker on the GPU: the CUDA matcher gives the CPU matcher's tracks and motions on the
+// main job's camera path, and the tracker shares gpusiftfilter's CUDA context.
+#include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gst/gst.h>
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <opencv2/imgproc.hpp>
+#include <string>
+#include <vector>
+
+#include "camera_motion.h"
+#include "frame_factory.h"
+#include "test_images.h"
+#include "tracker_test_support.h"
+
+namespace gpusift::testing {
+namespace {
+
+struct FrameCopy {
+  std::vector<GstKeypoint> keypoints;
+  std::vector<GstKeypointTrack> tracks;
+  GstKeypointMotion motion;
+};
+
+std::vector<FrameCopy> run_camera(const std::string& description, int count, cv::Size size) {
+  std::vector<FrameCopy> frames;
+  const cv::Mat source = load_bgr("astronaut.png");
+  if (source.empty())
+    return frames;
+  GstHarness* h = gst_harness_new_parse(description.c_str());
+  gst_harness_set_src_caps_str(
+      h, caps_string(GST_VIDEO_FORMAT_GRAY8, size.width, size.height).c_str());
+  for (int i = 0; i < count; ++i) {
+    cv::Mat gray;
+    cv::cvtColor(
+        demo::render_frame(source, demo::frame_homography(i, count, source.size(), size), size),
+        gray, cv::COLOR_BGR2GRAY);
+    GstBuffer* out = push_and_pull(h, make_frame(gray, GST_VIDEO_FORMAT_GRAY8));
+    if (!out)
+      break;
+    const GstKeypointsMeta* keypoints = gst_buffer_get_keypoints_meta(out);
+    const GstKeypointTracksMeta* tracks = gst_buffer_get_keypoint_tracks_meta(out);
+    if (keypoints && tracks) {
+      FrameCopy copy;
+      copy.keypoints.assign(keypoints->keypoints, keypoints->keypoints + keypoints->n_keypoints);
+      copy.tracks.assign(tracks->tracks, tracks->tracks + tracks->n_tracks);
+      copy.motion = tracks->motion;
+      frames.push_back(copy);
+    }
+    gst_buffer_unref(out);
+  }
+  gst_harness_teardown(h);
+  return frames;
+}
+
+// The extractor is the GPU's in both runs, so only the matcher differs.
+TEST(KeypointTrackerCuda, TheGpuMatcherGivesTheCpuMatchersTracksAndMotions) {
+  const int count = 30;
+  const cv::Size size(1280, 720);
+  const auto gpu =
+      run_camera("gpusiftfilter backend=cuda ! keypointtracker backend=cuda", count, size);
+  const auto cpu =
+      run_camera("gpusiftfilter backend=cuda ! keypointtracker backend=cpu", count, size);
+  ASSERT_EQ(gpu.size(), static_cast<size_t>(count));
+  ASSERT_EQ(cpu.size(), static_cast<size_t>(count));
+  for (int t = 0; t < count; ++t) {
+    const FrameCopy& g = gpu[t];
+    const FrameCopy& c = cpu[t];
+    ASSERT_EQ(g.keypoints.size(), c.keypoints.size()) << t;
+    ASSERT_EQ(0, std::memcmp(g.keypoints.data(), c.keypoints.data(),
+                             g.keypoints.size() * sizeof(GstKeypoint)))
+        << "frame " << t << ": the extractor should be deterministic";
+    ASSERT_EQ(g.tracks.size(), c.tracks.size()) << t;
+    EXPECT_EQ(0, std::memcmp(g.tracks.data(), c.tracks.data(),
+                             g.tracks.size() * sizeof(GstKeypointTrack)))
+        << "frame " << t;
+    EXPECT_EQ(g.motion.matches, c.motion.matches) << t;
+    EXPECT_EQ(g.motion.inliers, c.motion.inliers) << t;
+    EXPECT_EQ(g.motion.tracks_alive, c.motion.tracks_alive) << t;
+    EXPECT_EQ(g.motion.valid, c.motion.valid) << t;
+    for (int i = 0; i < 9; ++i) {
+      EXPECT_EQ(g.motion.matrix[i], c.motion.matrix[i]) << t << " " << i;
+      EXPECT_EQ(g.motion.cumulative[i], c.motion.cumulative[i]) << t << " " << i;
+    }
+  }
+}
+
+GstCudaContext* cuda_context_of(GstElement* element) {
+  GstContext* context = gst_element_get_context(element, GST_CUDA_CONTEXT_TYPE);
+  if (!context)
+    return nullptr;
+  GstCudaContext* cuda = nullptr;
+  gst_structure_get(gst_context_get_structure(context), GST_CUDA_CONTEXT_TYPE,
+                    GST_TYPE_CUDA_CONTEXT, &cuda, nullptr);
+  gst_context_unref(context);
+  return cuda;
+}
+
+TEST(KeypointTrackerCuda, SharesGpusiftfiltersContext) {
+  GstElement* pipeline = gst_parse_launch(
+      "videotestsrc num-buffers=3 ! video/x-raw,format=NV12,width=320,height=240 ! "
+      "gpusiftfilter name=f backend=cuda ! keypointtracker name=t backend=cuda ! fakesink",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(
+      bus, 30 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+  gst_message_unref(end);
+  GstElement* filter = gst_bin_get_by_name(GST_BIN(pipeline), "f");
+  GstElement* tracker = gst_bin_get_by_name(GST_BIN(pipeline), "t");
+  GstCudaContext* a = cuda_context_of(filter);
+  GstCudaContext* b = cuda_context_of(tracker);
+  EXPECT_NE(a, nullptr);
+  EXPECT_EQ(a, b);
+  gst_clear_object(&a);
+  gst_clear_object(&b);
+  gst_object_unref(filter);
+  gst_object_unref(tracker);
+  gst_bus_set_flushing(bus, TRUE);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
+}  // namespace
+}  // namespace gpusift::testing
