@@ -4,8 +4,6 @@
 #include <cmath>
 #include <cstring>
 
-#include "gpusift/motion_fit.h"
-
 namespace gpusift::tracking {
 
 namespace {
@@ -127,8 +125,8 @@ void match_sets(Matcher* matcher, const KeptFrame& train, const FrameFeatures& q
                  out);
 }
 
-Motion robust_motion(Matcher* matcher, const std::vector<PointPair>& pairs, MotionModel model,
-                     float threshold, uint64_t seed) {
+Motion fit_motion(Matcher* matcher, const std::vector<PointPair>& pairs, MotionModel model,
+                  float threshold, uint64_t seed) {
   Motion motion;
   if (model == MotionModel::kNone || pairs.empty())
     return motion;
@@ -141,12 +139,6 @@ Motion robust_motion(Matcher* matcher, const std::vector<PointPair>& pairs, Moti
     return motion;
   motion.valid = true;
   std::copy(estimate.matrix, estimate.matrix + 9, motion.matrix.begin());
-  // The matcher may hand back its best minimal-sample hypothesis, which is exact on its own few
-  // points only; the least-squares fit on all its inliers is far closer at the frame's corners,
-  // and chained over many frames that difference is the cumulative motion's drift.
-  double refit[9];
-  if (fit_motion(model, pairs, estimate.inlier_mask, refit))
-    std::copy(refit, refit + 9, motion.matrix.begin());
   motion.inliers = estimate.inliers;
   motion.inlier_mask = std::move(estimate.inlier_mask);
   return motion;
@@ -169,7 +161,7 @@ Motion match_and_fit(Matcher* matcher, const KeptFrame& kept, const FrameFeature
   match_sets(matcher, kept, frame, p.match, matches);
   keep_best_per_train(matches, kept.host.count);
   point_pairs(*matches, kept.points, frame.keypoints, pairs);
-  return robust_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
+  return fit_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
 }
 
 }  // namespace
