@@ -131,7 +131,6 @@ MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
       !ransac_hypothesis(pairs.data(), static_cast<int>(pairs.size()), params.model, params.seed,
                          best.iteration, h))
     return estimate;
-  normalise_last_entry(h);
   const double threshold_sq = threshold_squared(params.threshold);
   std::vector<uint8_t> mask, refit_mask;
   std::vector<uint32_t> inliers;
@@ -139,14 +138,21 @@ MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
   MotionSums sums = sums_about_sample(pairs, params, best.iteration);
   sums.add(pairs, inliers);
   double refit[9];
+  bool refitted = false;
   if (sums.solve(params.model, refit)) {
-    normalise_last_entry(refit);
     const PairScore refit_score = score_pairs(refit, pairs, threshold_sq, &refit_mask, nullptr);
     if (refit_score.cost < score.cost) {
       std::copy(refit, refit + 9, h);
       score = refit_score;
       mask.swap(refit_mask);
+      refitted = true;
     }
+  }
+  // The refit comes with h[8] = 1; a hypothesis (scaled as the search scored it) is brought to
+  // that form and its inliers taken again, so that the mask is the returned matrix's.
+  if (!refitted && h[8] != 1.0) {
+    normalise_last_entry(h);
+    score = score_pairs(h, pairs, threshold_sq, &mask, nullptr);
   }
   estimate.found = true;
   std::copy(h, h + 9, estimate.matrix);

@@ -16,7 +16,6 @@ namespace {
 
 constexpr int kWarps = kScreenRowsPerBlock / 32;
 constexpr int kThreads = kWarps * 32;
-constexpr int kTileTiles = kScreenTileRows / 8;  // mma n-tiles of 8 train rows per tile
 constexpr int kWordsPerChunk = kChunkBytes / 4;
 
 // Shared-memory row stride in words: 4 words over a multiple of 32 banks, so that the eight rows
@@ -33,7 +32,14 @@ struct Tile {
   float unscale[2][kScreenTileRows];
 };
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+// mma.sync with fp16 and u8 operands, ldmatrix and cp.async need compute capability 8.0; for
+// older devices the kernel is empty and the host takes the exhaustive path instead. The host
+// pass sees everything, as templates' names must resolve there.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 800
+#define GPUSIFT_SCREEN_ON_TENSOR_CORES 1
+#endif
+
+#ifdef GPUSIFT_SCREEN_ON_TENSOR_CORES
 
 __device__ void copy_async_16(void* shared, const void* global) {
   const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
@@ -142,10 +148,14 @@ __device__ void load_tile_async(const StagedSet& columns, int tile, Tile<kChunks
   commit_copies();
 }
 
+#endif
+
 template <int kChunks, bool kBytes>
 __global__ void __launch_bounds__(kThreads)
     screen_kernel(StagedSet rows, StagedSet columns, int tiles_per_split, ScreenEntry* partial) {
+#ifdef GPUSIFT_SCREEN_ON_TENSOR_CORES
   using Accumulator = typename std::conditional<kBytes, int, float>::type;
+  constexpr int kTileTiles = kScreenTileRows / 8;  // mma n-tiles of 8 train rows per tile
   constexpr int kRowWords = kChunks * kWordsPerChunk;
   __shared__ __align__(16) Tile<kChunks> shared;
 
@@ -243,14 +253,10 @@ __global__ void __launch_bounds__(kThreads)
     for (int k = 0; k < kScreenKeep; ++k)
       out[k] = ScreenEntry{smallest[l].value[k], smallest[l].index[k]};
   }
-}
-
-#else  // Devices before Ampere: the host takes the exhaustive path and never launches this.
-
-template <int kChunks, bool kBytes>
-__global__ void screen_kernel(StagedSet, StagedSet, int, ScreenEntry*) {}
-
+#else
+  (void)rows, (void)columns, (void)tiles_per_split, (void)partial;
 #endif
+}
 
 template <int kChunks, bool kBytes>
 void launch(const StagedSet& rows, const StagedSet& columns, int splits, int tiles_per_split,
