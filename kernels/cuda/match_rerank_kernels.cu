@@ -26,6 +26,8 @@ constexpr double kExactRelativeError = 0x1p-16;
 // Absolute slack for results in float's subnormal range, where relative bounds do not hold.
 constexpr double kUnderflowSlack = 0x1p-100;
 constexpr double kLimitMargin = 1.0 + 0x1p-20;
+// Squared norms below this keep every approximate value far from float's overflow at 2^128.
+constexpr double kLargestTrustedLimit = 0x1p100;
 
 // The largest approximate squared distance a train row can have and still be among the two
 // nearest of a query row, given the second-smallest approximate value a2. With rounding errors
@@ -111,8 +113,9 @@ __global__ void rerank_kernel(StagedSet rows, StagedSet columns, const SetBounds
                                        as_float(column_bounds->max_rounding_bits), kBytes);
 
   // Settled when every split's list ends past the limit (or is not full): then no row left out
-  // of the lists is within it.
-  bool settled = true;
+  // of the lists is within it. Not when the limit is out of the range where the screening's
+  // floats are sure not to overflow (huge descriptors; or no second neighbour at all).
+  bool settled = limit < kLargestTrustedLimit;
   for (int e = lane; e < entries; e += 32) {
     if (e % kScreenKeep != kScreenKeep - 1)
       continue;

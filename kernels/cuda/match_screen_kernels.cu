@@ -238,10 +238,10 @@ __global__ void __launch_bounds__(kThreads)
     __syncthreads();
   }
 
+  // Each row's lists merged across its quad; lane in_group then writes list in_group.
 #pragma unroll
   for (int l = 0; l < 4; ++l)
     merge_quad(&smallest[l]);
-    // Lane in_group writes list in_group of its group.
 #pragma unroll
   for (int l = 0; l < 4; ++l) {
     if (l != in_group)

@@ -143,9 +143,10 @@ TEST_F(CudaMatch, OddSizesAndCountsEqualCpu) {
   }
 }
 
-// Far outside unit length: the staging's scaling keeps fp16 in range, the bound stays valid.
+// Far outside unit length: the staging's scaling keeps fp16 in range and the bound valid; past
+// 2^100 in squared norm (and at overflow) every row is scanned exactly.
 TEST_F(CudaMatch, LargeAndTinyMagnitudesEqualCpu) {
-  for (float scale : {512.f, 1e4f, 1e-3f, 1e-20f, 1e-30f}) {
+  for (float scale : {512.f, 1e4f, 1e18f, 1e20f, 1e-3f, 1e-20f, 1e-30f}) {
     DescriptorSet a = random_unit_set(700, 128, 5), b = random_unit_set(900, 128, 6);
     for (float& x : a.floats)
       x *= scale;
