@@ -82,15 +82,13 @@ struct CudaMatcher::State {
   bool tensor_path = true;  // mma.sync with fp16 and u8 operands needs compute capability 8.0
 
   StagedBuffers query, train;
-  DeviceBuffer<cuda::SetBounds> bounds;  // [0] query, [1] train
+  DeviceBuffer<cuda::MatchScalars> scalars;
   DeviceBuffer<cuda::ScreenEntry> partial;
   DeviceBuffer<TwoNearest> forward, backward;
-  DeviceBuffer<int> exhaustive_rows, exhaustive_counts;  // counts: [0] forward, [1] backward
-  DeviceBuffer<int32_t> decided_train;
-  DeviceBuffer<float> decided_distance;
-  PinnedBuffer<int32_t> host_train;
-  PinnedBuffer<float> host_distance;
-  PinnedBuffer<int> host_exhaustive_counts;
+  DeviceBuffer<int> exhaustive_rows;
+  // The scalars' copy, then one Decision per query row: what comes back in one transfer.
+  DeviceBuffer<uint8_t> result;
+  PinnedBuffer<uint8_t> host_result;
   int last_exhaustive_rows = 0;
 
   DeviceBuffer<PointPair> pairs;
@@ -99,11 +97,9 @@ struct CudaMatcher::State {
   PinnedBuffer<unsigned long long> host_best_key;
 
   void release_all() {
-    query.release(), train.release(), bounds.release(), partial.release(), forward.release();
-    backward.release(), exhaustive_rows.release(), exhaustive_counts.release();
-    decided_train.release(), decided_distance.release(), host_train.release();
-    host_distance.release(), host_exhaustive_counts.release(), pairs.release();
-    host_pairs.release(), best_key.release(), host_best_key.release();
+    query.release(), train.release(), scalars.release(), partial.release(), forward.release();
+    backward.release(), exhaustive_rows.release(), result.release(), host_result.release();
+    pairs.release(), host_pairs.release(), best_key.release(), host_best_key.release();
   }
 
   // Train splits of the screening for `rows` x `columns`: enough blocks to fill the device.
@@ -123,11 +119,11 @@ struct CudaMatcher::State {
     return static_cast<size_t>(splits) * rows.padded_count * cuda::kScreenKeep;
   }
 
-  // nearest[row] for every row of `rows` among `columns`, on the stream.
+  // nearest[row] for every row of `rows` among `columns`, on the stream; *count (zeroed) gets
+  // the rows scanned exhaustively.
   void find_nearest(const cuda::StagedSet& rows, const cuda::StagedSet& columns,
                     const cuda::SetBounds* column_bounds, TwoNearest* nearest, int* count,
                     cudaStream_t stream) {
-    check(cudaMemsetAsync(count, 0, sizeof(int), stream), "cudaMemsetAsync");
     if (!tensor_path) {
       cuda::nearest_by_exhaustive_scan(rows, columns, nearest, exhaustive_rows.get(), count,
                                        stream);
@@ -146,7 +142,7 @@ struct CudaMatcher::State {
     // no work behind.
     const cuda::StagedSet rows = query.reserve(q);
     const cuda::StagedSet columns = train.reserve(t);
-    bounds.reserve(2);
+    scalars.reserve(1);
     size_t entries = partial_entries(rows, columns);
     if (params.cross_check)
       entries = std::max(entries, partial_entries(columns, rows));
@@ -155,12 +151,9 @@ struct CudaMatcher::State {
     if (params.cross_check)
       backward.reserve(t.count);
     exhaustive_rows.reserve(std::max(q.count, t.count));
-    exhaustive_counts.reserve(2);
-    decided_train.reserve(q.count);
-    decided_distance.reserve(q.count);
-    host_train.reserve(q.count);
-    host_distance.reserve(q.count);
-    host_exhaustive_counts.reserve(2);
+    const size_t result_bytes = sizeof(cuda::MatchScalars) + q.count * sizeof(cuda::Decision);
+    result.reserve(result_bytes);
+    host_result.reserve(result_bytes);
 
     for (const auto& [view, staged] : {std::pair{&q, &rows}, std::pair{&t, &columns}})
       if (view->memory == MemoryKind::kHost)
@@ -169,33 +162,31 @@ struct CudaMatcher::State {
                                   descriptor_value_bytes(view->format),
                               cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (descriptors to the device)");
-    check(cudaMemsetAsync(bounds.get(), 0, 2 * sizeof(cuda::SetBounds), stream), "cudaMemsetAsync");
-    cuda::stage_set(rows, bounds.get(), stream);
-    cuda::stage_set(columns, bounds.get() + 1, stream);
-    find_nearest(rows, columns, bounds.get() + 1, forward.get(), exhaustive_counts.get(), stream);
+    cuda::MatchScalars* s = scalars.get();
+    check(cudaMemsetAsync(s, 0, sizeof(cuda::MatchScalars), stream), "cudaMemsetAsync");
+    cuda::stage_sets(rows, columns, s, stream);
+    find_nearest(rows, columns, &s->bounds[1], forward.get(), &s->exhaustive_count[0], stream);
     if (params.cross_check)
-      find_nearest(columns, rows, bounds.get(), backward.get(), exhaustive_counts.get() + 1,
-                   stream);
-    else
-      check(cudaMemsetAsync(exhaustive_counts.get() + 1, 0, sizeof(int), stream),
-            "cudaMemsetAsync");
+      find_nearest(columns, rows, &s->bounds[0], backward.get(), &s->exhaustive_count[1], stream);
+    auto* header = reinterpret_cast<cuda::MatchScalars*>(result.get());
+    auto* decisions = reinterpret_cast<cuda::Decision*>(result.get() + sizeof(cuda::MatchScalars));
     cuda::decide_matches(forward.get(), backward.get(), q.count, params.ratio, params.cross_check,
-                         decided_train.get(), decided_distance.get(), stream);
-    check(cudaMemcpyAsync(host_train.get(), decided_train.get(), q.count * sizeof(int32_t),
-                          cudaMemcpyDeviceToHost, stream),
+                         s, header, decisions, stream);
+    check(cudaMemcpyAsync(host_result.get(), result.get(), result_bytes, cudaMemcpyDeviceToHost,
+                          stream),
           "cudaMemcpyAsync (matches to the host)");
-    check(cudaMemcpyAsync(host_distance.get(), decided_distance.get(), q.count * sizeof(float),
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (distances to the host)");
-    check(cudaMemcpyAsync(host_exhaustive_counts.get(), exhaustive_counts.get(), 2 * sizeof(int),
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (counts to the host)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 
-    last_exhaustive_rows = host_exhaustive_counts.get()[0] + host_exhaustive_counts.get()[1];
-    for (int i = 0; i < q.count; ++i)
-      if (host_train.get()[i] >= 0)
-        out->push_back(Match{i, host_train.get()[i], host_distance.get()[i]});
+    cuda::MatchScalars back;
+    std::memcpy(&back, host_result.get(), sizeof(back));
+    last_exhaustive_rows = back.exhaustive_count[0] + back.exhaustive_count[1];
+    const uint8_t* rows_back = host_result.get() + sizeof(cuda::MatchScalars);
+    for (int i = 0; i < q.count; ++i) {
+      cuda::Decision d;
+      std::memcpy(&d, rows_back + i * sizeof(cuda::Decision), sizeof(d));
+      if (d.train >= 0)
+        out->push_back(Match{i, d.train, d.distance});
+    }
   }
 
   HypothesisScore best_hypothesis(const std::vector<PointPair>& p, const RansacParams& params,
@@ -287,9 +278,8 @@ int CudaMatcher::device_id() const {
 
 size_t CudaMatcher::reserved_device_bytes() const {
   const State& s = *state_;
-  return s.query.bytes() + s.train.bytes() + s.bounds.bytes() + s.partial.bytes() +
-         s.forward.bytes() + s.backward.bytes() + s.exhaustive_rows.bytes() +
-         s.exhaustive_counts.bytes() + s.decided_train.bytes() + s.decided_distance.bytes() +
+  return s.query.bytes() + s.train.bytes() + s.scalars.bytes() + s.partial.bytes() +
+         s.forward.bytes() + s.backward.bytes() + s.exhaustive_rows.bytes() + s.result.bytes() +
          s.pairs.bytes() + s.best_key.bytes();
 }
 

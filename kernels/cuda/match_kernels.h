@@ -54,9 +54,22 @@ struct SetBounds {
   unsigned max_rounding_bits;
 };
 
-// Writes the staged words and per-row values of `set` (its pointers cast to writable) from
-// set.values; bounds must be zeroed first.
-void stage_set(const StagedSet& set, SetBounds* bounds, cudaStream_t stream);
+// A match call's scalars on the device, zeroed by one memset before its kernels run.
+struct MatchScalars {
+  SetBounds bounds[2];      // [0] query, [1] train
+  int exhaustive_count[2];  // rows scanned exhaustively: [0] forward, [1] backward
+};
+
+// One query row's outcome: its train row, or -1 when it has no match.
+struct Decision {
+  int32_t train;
+  float distance;
+};
+
+// Writes the staged words and per-row values of both sets (their pointers cast to writable)
+// from their values, in one launch; the bounds go to scalars->bounds.
+void stage_sets(const StagedSet& query, const StagedSet& train, MatchScalars* scalars,
+                cudaStream_t stream);
 
 // partial[(split * rows.padded_count + row) * kScreenKeep + k]: the smallest approximate squared
 // distances of each row to the columns of train split `split` (tiles_per_split tiles each).
@@ -73,12 +86,12 @@ void nearest_by_exhaustive_scan(const StagedSet& rows, const StagedSet& columns,
                                 TwoNearest* nearest, int* exhaustive_rows, int* exhaustive_count,
                                 cudaStream_t stream);
 
-// train[i] = nearest train row of query i when it passes the ratio test (and, with
-// cross-checking, query i is the nearest query row of that train row), else -1; distance[i] its
-// L2 distance.
+// decisions[i].train = nearest train row of query i when it passes the ratio test (and, with
+// cross-checking, query i is the nearest query row of that train row), else -1; .distance its
+// L2 distance. *header becomes a copy of *scalars, so that one transfer brings back both.
 void decide_matches(const TwoNearest* forward, const TwoNearest* backward, int query_count,
-                    float ratio, bool cross_check, int32_t* train, float* distance,
-                    cudaStream_t stream);
+                    float ratio, bool cross_check, const MatchScalars* scalars,
+                    MatchScalars* header, Decision* decisions, cudaStream_t stream);
 
 // Scores every hypothesis of a RANSAC run; *best_key (zeroed first) becomes
 // (inliers + 1) << 32 | (0xffffffff - iteration) of the best one (0: none usable).

@@ -174,17 +174,19 @@ __global__ void list_every_row(int count, int* list, int* list_count) {
 }
 
 __global__ void decide_kernel(const TwoNearest* forward, const TwoNearest* backward,
-                              int query_count, float ratio, bool cross_check, int32_t* train,
-                              float* distance) {
+                              int query_count, float ratio, bool cross_check,
+                              const MatchScalars* scalars, MatchScalars* header,
+                              Decision* decisions) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0)
+    *header = *scalars;
   if (i >= query_count)
     return;
   const TwoNearest n = forward[i];
   bool keep = passes_ratio_test(n, ratio);
   if (keep && cross_check)
     keep = backward[n.best.index].best.index == i;
-  train[i] = keep ? n.best.index : -1;
-  distance[i] = keep ? sqrtf(n.best.distance_sq) : 0.f;
+  decisions[i] = Decision{keep ? n.best.index : -1, keep ? sqrtf(n.best.distance_sq) : 0.f};
 }
 
 template <bool kBytes>
@@ -229,10 +231,10 @@ void nearest_by_exhaustive_scan(const StagedSet& rows, const StagedSet& columns,
 }
 
 void decide_matches(const TwoNearest* forward, const TwoNearest* backward, int query_count,
-                    float ratio, bool cross_check, int32_t* train, float* distance,
-                    cudaStream_t stream) {
-  decide_kernel<<<(query_count + 255) / 256, 256, 0, stream>>>(forward, backward, query_count,
-                                                               ratio, cross_check, train, distance);
+                    float ratio, bool cross_check, const MatchScalars* scalars,
+                    MatchScalars* header, Decision* decisions, cudaStream_t stream) {
+  decide_kernel<<<(query_count + 255) / 256, 256, 0, stream>>>(
+      forward, backward, query_count, ratio, cross_check, scalars, header, decisions);
   check_launch("decide matches");
 }
 

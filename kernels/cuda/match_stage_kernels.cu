@@ -51,8 +51,26 @@ __device__ int scale_exponent(float largest) {
   return min(max(kScaledExponent - exponent, -126), 126);
 }
 
-__global__ void stage_float_rows(StagedSet set, SetBounds* bounds) {
-  const int row = blockIdx.x * kStageWarps + threadIdx.x / 32;
+// Blocks [0, query_blocks) stage the query, the rest the train set.
+struct StagePlan {
+  StagedSet query, train;
+  int query_blocks;
+};
+
+__device__ void pick_set(const StagePlan& plan, MatchScalars* scalars, StagedSet* set,
+                         SetBounds** bounds, int* block) {
+  const bool query = static_cast<int>(blockIdx.x) < plan.query_blocks;
+  *set = query ? plan.query : plan.train;
+  *bounds = &scalars->bounds[query ? 0 : 1];
+  *block = query ? blockIdx.x : blockIdx.x - plan.query_blocks;
+}
+
+__global__ void stage_float_rows(StagePlan plan, MatchScalars* scalars) {
+  StagedSet set;
+  SetBounds* bounds;
+  int block;
+  pick_set(plan, scalars, &set, &bounds, &block);
+  const int row = block * kStageWarps + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (row >= set.padded_count)
     return;
@@ -107,8 +125,12 @@ __global__ void stage_float_rows(StagedSet set, SetBounds* bounds) {
   raise_bound(&bounds->max_rounding_bits, rounding);
 }
 
-__global__ void stage_byte_rows(StagedSet set, SetBounds* bounds) {
-  const int row = blockIdx.x * kStageWarps + threadIdx.x / 32;
+__global__ void stage_byte_rows(StagePlan plan, MatchScalars* scalars) {
+  StagedSet set;
+  SetBounds* bounds;
+  int block;
+  pick_set(plan, scalars, &set, &bounds, &block);
+  const int row = block * kStageWarps + threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (row >= set.padded_count)
     return;
@@ -142,14 +164,19 @@ __global__ void stage_byte_rows(StagedSet set, SetBounds* bounds) {
 
 }  // namespace
 
-void stage_set(const StagedSet& set, SetBounds* bounds, cudaStream_t stream) {
-  if (set.padded_count == 0)
+void stage_sets(const StagedSet& query, const StagedSet& train, MatchScalars* scalars,
+                cudaStream_t stream) {
+  const auto blocks_of = [](const StagedSet& set) {
+    return (set.padded_count + kStageWarps - 1) / kStageWarps;
+  };
+  const StagePlan plan{query, train, blocks_of(query)};
+  const int blocks = plan.query_blocks + blocks_of(train);
+  if (blocks == 0)
     return;
-  const int blocks = (set.padded_count + kStageWarps - 1) / kStageWarps;
-  if (set.bytes)
-    stage_byte_rows<<<blocks, kStageWarps * 32, 0, stream>>>(set, bounds);
+  if (query.bytes)
+    stage_byte_rows<<<blocks, kStageWarps * 32, 0, stream>>>(plan, scalars);
   else
-    stage_float_rows<<<blocks, kStageWarps * 32, 0, stream>>>(set, bounds);
+    stage_float_rows<<<blocks, kStageWarps * 32, 0, stream>>>(plan, scalars);
   check_launch("stage descriptor rows");
 }
 
