@@ -1,4 +1,4 @@
-// RANSAC on the device: a warp per hypothesis draws and solves its minimal sample with the shared
+// RANSAC on the device: a block per hypothesis draws and solves its minimal sample with the shared
 // code (gpusift/motion_models.h), counts its inliers, and the best (most inliers, then the lowest
 // iteration) wins by one 64-bit atomic maximum.
 #include <cuda_runtime.h>
@@ -13,27 +13,33 @@ namespace gpusift::cuda {
 
 namespace {
 
-constexpr int kWarpsPerBlock = 8;
+// A block per hypothesis: with a few thousand pairs, one warp each would leave most of the
+// device idle on a run of 512 hypotheses.
+constexpr int kThreads = 128;
 
 __global__ void score_hypotheses_kernel(const PointPair* pairs, int count, MotionModel model,
-                                        uint64_t seed, int iterations, double threshold_sq,
+                                        uint64_t seed, double threshold_sq,
                                         unsigned long long* best_key) {
-  const int iteration = blockIdx.x * kWarpsPerBlock + threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  if (iteration >= iterations)
-    return;
-  // Every lane solves the same hypothesis: the same bits, and no broadcast needed.
+  __shared__ int block_inliers;
+  const int iteration = blockIdx.x;
+  if (threadIdx.x == 0)
+    block_inliers = 0;
+  // Every thread solves the same hypothesis: the same bits, and no broadcast needed.
   double h[9];
   if (!ransac_hypothesis(pairs, count, model, seed, iteration, h))
-    return;
+    return;  // the whole block, alike
+  __syncthreads();
   int inliers = 0;
-  for (int i = lane; i < count; i += 32)
+  for (int i = threadIdx.x; i < count; i += kThreads)
     inliers += is_inlier(h, pairs[i], threshold_sq);
   for (int offset = 16; offset > 0; offset >>= 1)
     inliers += __shfl_xor_sync(0xffffffffu, inliers, offset);
-  if (lane == 0) {
+  if (threadIdx.x % 32 == 0)
+    atomicAdd(&block_inliers, inliers);
+  __syncthreads();
+  if (threadIdx.x == 0) {
     const unsigned long long key =
-        (static_cast<unsigned long long>(inliers + 1) << 32) |
+        (static_cast<unsigned long long>(block_inliers + 1) << 32) |
         (0xffffffffull - static_cast<unsigned long long>(static_cast<uint32_t>(iteration)));
     atomicMax(best_key, key);
   }
@@ -43,10 +49,8 @@ __global__ void score_hypotheses_kernel(const PointPair* pairs, int count, Motio
 
 void score_hypotheses(const PointPair* pairs, int count, const RansacParams& params,
                       unsigned long long* best_key, cudaStream_t stream) {
-  const int blocks = (params.iterations + kWarpsPerBlock - 1) / kWarpsPerBlock;
-  score_hypotheses_kernel<<<blocks, kWarpsPerBlock * 32, 0, stream>>>(
-      pairs, count, params.model, params.seed, params.iterations,
-      threshold_squared(params.threshold), best_key);
+  score_hypotheses_kernel<<<params.iterations, kThreads, 0, stream>>>(
+      pairs, count, params.model, params.seed, threshold_squared(params.threshold), best_key);
   check_launch("score RANSAC hypotheses");
 }
 
