@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Pipeline throughput on the GPU host: one real 1920x1080 frame repeated by imagefreeze through
-# gpusiftfilter into fakesink, from system memory and from CUDA memory, with and without
+# gpusiftfilter (and keypointtracker after it) into fakesink, from system memory and from CUDA memory, with and without
 # descriptors. Prints a markdown table (frames per second from gst-launch's execution time).
 set -u
 frames=${FRAMES:-2000}
@@ -20,6 +20,8 @@ sift="! gpusiftfilter backend=cuda"
 echo "| pipeline (1920x1080, upscale off, $frames frames) | fps |"
 echo "|---|---|"
 run "NV12 system memory, float descriptors" NV12 "$freeze $sift ! fakesink"
+run "NV12 system memory, float descriptors, keypointtracker (homography)" NV12 \
+  "$freeze $sift ! keypointtracker backend=cuda ! fakesink"
 run "NV12 system memory, no descriptors" NV12 "$freeze $sift descriptor=none ! fakesink"
 run "GRAY8 system memory, float descriptors" GRAY8 "$freeze $sift ! fakesink"
 run "GRAY8 system memory, no descriptors" GRAY8 "$freeze $sift descriptor=none ! fakesink"
@@ -27,5 +29,7 @@ run "NV12 CUDA memory (cudaupload every frame), float descriptors" NV12 \
   "$freeze ! cudaupload ! video/x-raw(memory:CUDAMemory) $sift ! fakesink"
 run "NV12 CUDA memory (uploaded once), float descriptors" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! fakesink"
+run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography)" NV12 \
+  "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! keypointtracker backend=cuda ! fakesink"
 run "NV12 CUDA memory (uploaded once), no descriptors" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift descriptor=none ! fakesink"

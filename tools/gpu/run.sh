@@ -25,7 +25,8 @@ done
 
 # compute-sanitizer on a frame of each method (binary:filter).
 for target in "test_cuda_frames:CudaFrames.PaddedHostRowsEqualPackedRows" \
-              "test_cuda_surf:CudaSurf.PinnedAndPitched*"; do
+              "test_cuda_surf:CudaSurf.PinnedAndPitched*" \
+              "test_cuda_matcher:*Real4096*:*Duplicates*:*EveryModel*"; do
   for tool in ${SANITIZERS-memcheck racecheck}; do
     log="$out/logs/sanitizer-$tool-${target%%:*}.log"
     timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 ".gpu/bin/${target%%:*}" \
@@ -37,6 +38,8 @@ done
 if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
   .gpu/bin/gpusift-bench-cuda --frames "${BENCH_FRAMES:-200}" >"$out/bench.md" 2>&1
   summary+=("extractor bench rc=$?")
+  .gpu/bin/gpusift-bench-match --data-dir tests/data >"$out/bench-match.md" 2>&1
+  summary+=("matcher bench rc=$?")
 fi
 echo "pipeline bench"
 bash tools/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
