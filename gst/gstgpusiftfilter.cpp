@@ -15,12 +15,15 @@
 #include "gpusift/host_copy.h"
 #include "gpusift/keypoint.h"
 #include "gpusiftfilter_settings.h"
+#include "keypointsdevicemeta.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
+
+#include "device_descriptor_copy.h"
 #endif
 
 GST_DEBUG_CATEGORY_STATIC(gst_gpusift_filter_debug);
@@ -58,6 +61,9 @@ struct Runtime {
   GstVideoInfo info;
   bool cuda_memory_caps = false;
   bool overflow_warned = false;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  gpusift::gst::DeviceDescriptorCopies device_copies;
+#endif
 };
 
 }  // namespace
@@ -67,6 +73,8 @@ struct _GstGpusiftFilter {
 
   FilterSettings* settings;   // object lock
   gboolean settings_changed;  // object lock
+  // A keypointtracker downstream asked for the descriptors in device memory too (object lock).
+  gboolean device_descriptors_requested;
   Runtime* runtime;
 #ifdef GPUSIFT_HAVE_GST_CUDA
   GstCudaContext* context;
@@ -291,6 +299,25 @@ void post_frame_message(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapse
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
+// Only when asked: the device-to-device copy costs a little GPU time and memory per frame.
+void attach_device_descriptors(GstGpusiftFilter* self, GstBuffer* buffer) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  Runtime& rt = *self->runtime;
+  GST_OBJECT_LOCK(self);
+  const bool requested = self->device_descriptors_requested;
+  GST_OBJECT_UNLOCK(self);
+  gpusift::DeviceFeatures device;
+  if (!requested || !self->context || !rt.extractor->device_features(&device))
+    return;
+  ContextScope scope(self);
+  if (!rt.device_copies.attach(self->context, device, buffer))
+    GST_LOG_OBJECT(self, "no device copy of this frame's descriptors");
+#else
+  (void)self;
+  (void)buffer;
+#endif
+}
+
 void warn_overflow_once(GstGpusiftFilter* self) {
   Runtime& rt = *self->runtime;
   if (!rt.features.overflowed || rt.overflow_warned)
@@ -309,8 +336,12 @@ void release_runtime(GstGpusiftFilter* self) {
   }
   self->runtime->features = gpusift::Features{};
 #ifdef GPUSIFT_HAVE_GST_CUDA
+  self->runtime->device_copies.release();
   gst_clear_object(&self->context);
 #endif
+  GST_OBJECT_LOCK(self);
+  self->device_descriptors_requested = FALSE;  // asked for again by the next stream's tracker
+  GST_OBJECT_UNLOCK(self);
 }
 
 }  // namespace
@@ -413,6 +444,7 @@ static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, Gs
   gst_video_frame_unmap(&frame);
 
   attach_meta(self, buffer);
+  attach_device_descriptors(self, buffer);
   warn_overflow_once(self);
   GST_LOG_OBJECT(self, "%zu keypoints in %" G_GINT64_FORMAT " us", rt.features.keypoints.size(),
                  elapsed_us);
@@ -444,6 +476,19 @@ static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirectio
     return TRUE;
 #endif
   return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
+}
+
+static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* event) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  if (gst_keypoints_device_request_is(event)) {
+    GST_DEBUG_OBJECT(self, "downstream asks for the descriptors in device memory");
+    GST_OBJECT_LOCK(self);
+    self->device_descriptors_requested = TRUE;
+    GST_OBJECT_UNLOCK(self);
+    gst_event_unref(event);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->src_event(trans, event);
 }
 
 static void gst_gpusift_filter_set_property(GObject* object, guint id, const GValue* value,
@@ -504,6 +549,7 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_caps);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_gpusift_filter_transform_ip);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_gpusift_filter_query);
+  trans_class->src_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_src_event);
 
   GST_DEBUG_CATEGORY_INIT(gst_gpusift_filter_debug, "gpusiftfilter", 0, "gpusiftfilter");
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -514,6 +560,7 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
 static void gst_gpusift_filter_init(GstGpusiftFilter* self) {
   self->settings = new FilterSettings();
   self->settings_changed = FALSE;
+  self->device_descriptors_requested = FALSE;
   self->runtime = new Runtime();
 #ifdef GPUSIFT_HAVE_GST_CUDA
   self->context = nullptr;

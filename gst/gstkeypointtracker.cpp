@@ -17,7 +17,9 @@
 #include "gpusift/keypoint.h"
 #include "gpusift/matcher.h"
 #include "keypoint_tracking.h"
+#include "keypointsdevicemeta.h"
 #include "keypointtracker_settings.h"
+#include "tracker_frame.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudaloader.h>
@@ -68,6 +70,7 @@ struct Runtime {
   uint64_t next_track_id = 1;
   bool missing_meta_warned = false;
   bool missing_descriptors_warned = false;
+  bool device_descriptors_requested = false;
 };
 
 }  // namespace
@@ -156,26 +159,6 @@ void release_runtime(GstKeypointTracker* self) {
 #endif
 }
 
-gpusift::DescriptorFormat descriptor_format_of(GstKeypointsDescriptorType type) {
-  return type == GST_KEYPOINTS_DESCRIPTOR_UINT8 ? gpusift::DescriptorFormat::kUint8
-                                                : gpusift::DescriptorFormat::kFloat;
-}
-
-// The frame as the tracker reads it. The tracker keeps the descriptor storage (not the buffer,
-// which would hold pool buffers back) for as long as it matches against this frame.
-gpusift::tracking::FrameFeatures frame_features(const GstKeypointsMeta* meta) {
-  gpusift::tracking::FrameFeatures frame;
-  frame.keypoints = reinterpret_cast<const gpusift::Keypoint*>(meta->keypoints);
-  frame.count = static_cast<int>(meta->n_keypoints);
-  frame.host = gpusift::DescriptorSetView{
-      meta->descriptors, frame.count, static_cast<int>(meta->descriptor_size),
-      descriptor_format_of(meta->descriptor_type), gpusift::MemoryKind::kHost};
-  frame.owner = std::shared_ptr<const void>(
-      gst_keypoints_meta_get_descriptors_bytes(meta),
-      [](const void* bytes) { g_bytes_unref(static_cast<GBytes*>(const_cast<void*>(bytes))); });
-  return frame;
-}
-
 // Once per stream each: without keypoints or descriptors there is nothing to track, and the
 // buffers pass as they came.
 bool check_trackable(GstKeypointTracker* self, const GstKeypointsMeta* meta) {
@@ -248,14 +231,26 @@ void post_frame_message(GstKeypointTracker* self, GstBuffer* buffer, gpusift::Mo
       static_cast<guint>(r.resumed), "ended-tracks", G_TYPE_UINT,
       static_cast<guint>(r.ended_tracks), "motion-model", G_TYPE_STRING,
       gst_keypoint_motion_model_to_string(static_cast<GstKeypointMotionModel>(model)),
-      "motion-valid", G_TYPE_BOOLEAN, r.motion_valid, "cumulative-valid", G_TYPE_BOOLEAN,
-      r.cumulative_valid, "keyframe", G_TYPE_BOOLEAN, r.keyframe, "keyframe-matches", G_TYPE_UINT,
+      "motion-valid", G_TYPE_BOOLEAN, r.motion_valid, "descriptors-on-device", G_TYPE_BOOLEAN,
+      r.descriptors_on_device, "cumulative-valid", G_TYPE_BOOLEAN, r.cumulative_valid, "keyframe",
+      G_TYPE_BOOLEAN, r.keyframe, "keyframe-matches", G_TYPE_UINT,
       static_cast<guint>(r.keyframe_matches), "keyframe-inliers", G_TYPE_UINT,
       static_cast<guint>(r.keyframe_inliers), "processing-time-us", G_TYPE_UINT64,
       static_cast<guint64>(elapsed_us), nullptr);
   set_matrix_field(s, "motion", r.motion);
   set_matrix_field(s, "cumulative", r.cumulative);
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+// On the GPU, asks gpusiftfilter upstream to attach its descriptors in device memory as well, once
+// per stream; until they come (or without a filter that can), the host rows are uploaded.
+void request_device_descriptors(GstKeypointTracker* self) {
+  Runtime& rt = *self->runtime;
+  if (rt.device_descriptors_requested || rt.settings.backend != Backend::kCuda)
+    return;
+  rt.device_descriptors_requested = true;
+  GST_DEBUG_OBJECT(self, "asking upstream for descriptors in device memory");
+  gst_pad_push_event(GST_BASE_TRANSFORM_SINK_PAD(self), gst_keypoints_device_request_new());
 }
 
 void request_reset(GstKeypointTracker* self, const char* why) {
@@ -277,6 +272,7 @@ static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
   rt.settings = current_settings(self);
   rt.missing_meta_warned = false;
   rt.missing_descriptors_warned = false;
+  rt.device_descriptors_requested = false;
   rt.layout = StreamLayout{};
   self->reset_requested->store(false);
   if (!choose_backend(self, &rt.settings))
@@ -315,9 +311,10 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_STREAM_START:
-      // A new stream: warn again about what it lacks.
+      // A new stream: warn again about what it lacks, ask again for device descriptors.
       self->runtime->missing_meta_warned = false;
       self->runtime->missing_descriptors_warned = false;
+      self->runtime->device_descriptors_requested = false;
       request_reset(self, "stream start");
       break;
     case GST_EVENT_FLUSH_STOP:
@@ -351,11 +348,13 @@ static GstFlowReturn gst_keypoint_tracker_transform_ip(GstBaseTransform* trans, 
     rt.layout = StreamLayout{meta->method, meta->width, meta->height};
   }
 
+  request_device_descriptors(self);
   const TrackerSettings settings = current_settings(self);
   const gint64 start_us = g_get_monotonic_time();
   try {
     CudaContextScope scope(self->context);
-    rt.tracker->process(frame_features(meta), settings.params, &rt.result);
+    rt.tracker->process(gpusift::gst::tracker_frame(buffer, meta, self->context), settings.params,
+                        &rt.result);
   } catch (const gpusift::Error& error) {
     rt.tracker->reset();
     post_library_error(self, error);

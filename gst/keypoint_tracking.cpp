@@ -114,15 +114,17 @@ void keep_best_per_train(std::vector<Match>* matches, int train_count) {
 
 // Matching is against whole sets, in device memory when the matcher is on the GPU and both sets
 // have a device copy.
-void match_sets(Matcher* matcher, const KeptFrame& train, const FrameFeatures& query,
+// True when they were read in device memory.
+bool match_sets(Matcher* matcher, const KeptFrame& train, const FrameFeatures& query,
                 const MatchParams& params, std::vector<Match>* out) {
   out->clear();
   if (train.host.count == 0 || query.host.count == 0)
-    return;
+    return false;
   const bool device =
       matcher->backend() == Backend::kCuda && train.device.data && query.device.data;
   matcher->match(device ? query.device : query.host, device ? train.device : train.host, params,
                  out);
+  return device;
 }
 
 Motion fit_motion(Matcher* matcher, const std::vector<PointPair>& pairs, MotionModel model,
@@ -157,8 +159,8 @@ void point_pairs(const std::vector<Match>& matches, const std::vector<Point>& fr
 // Matches `frame` to `kept`, one query per train row, and fits the motion kept -> frame.
 Motion match_and_fit(Matcher* matcher, const KeptFrame& kept, const FrameFeatures& frame,
                      const TrackerParams& p, uint64_t seed, std::vector<Match>* matches,
-                     std::vector<PointPair>* pairs) {
-  match_sets(matcher, kept, frame, p.match, matches);
+                     std::vector<PointPair>* pairs, bool* on_device) {
+  *on_device = match_sets(matcher, kept, frame, p.match, matches);
   keep_best_per_train(matches, kept.host.count);
   point_pairs(*matches, kept.points, frame.keypoints, pairs);
   return fit_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
@@ -304,7 +306,8 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
   Matrix3 cumulative = kIdentity;
   bool cumulative_valid = true;
   if (s.started) {
-    const Motion motion = match_and_fit(matcher_, s.previous, frame, p, n, &s.matches, &s.pairs);
+    const Motion motion = match_and_fit(matcher_, s.previous, frame, p, n, &s.matches, &s.pairs,
+                                        &out->descriptors_on_device);
     out->matches = static_cast<int>(s.matches.size());
     out->inliers = motion.inliers;
     out->motion_valid = motion.valid;
@@ -329,8 +332,10 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
 
   const bool keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
   if (keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < n) {
-    const Motion to_keyframe = match_and_fit(
-        matcher_, s.keyframe, frame, p, n ^ UINT64_C(0x9e3779b97f4a7c15), &s.matches, &s.pairs);
+    bool keyframe_on_device = false;
+    const Motion to_keyframe =
+        match_and_fit(matcher_, s.keyframe, frame, p, n ^ UINT64_C(0x9e3779b97f4a7c15), &s.matches,
+                      &s.pairs, &keyframe_on_device);
     out->keyframe_matches = static_cast<int>(s.matches.size());
     out->keyframe_inliers = to_keyframe.inliers;
     // One step from the keyframe instead of the frame-to-frame chain since it: less drift.

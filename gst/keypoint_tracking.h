@@ -59,7 +59,8 @@ struct FrameResult {
   int tracks_alive = 0;
   int keyframe_matches = 0;  // to the keyframe, when one is in use
   int keyframe_inliers = 0;
-  bool keyframe = false;  // this frame became the keyframe
+  bool keyframe = false;               // this frame became the keyframe
+  bool descriptors_on_device = false;  // matched to the previous frame in device memory
 };
 
 class KeypointTracker {

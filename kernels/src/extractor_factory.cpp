@@ -46,6 +46,10 @@ class CurrentContextCudaExtractor : public Extractor {
   void extract(const FrameView& frame, Features* out) override {
     impl_.extract(frame, stream_.get(), out);
   }
+  bool device_features(DeviceFeatures* out) const override {
+    *out = impl_.device_features();
+    return true;
+  }
 
  private:
   OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
@@ -60,6 +64,7 @@ class CudaExtractor final : public Extractor {
   CudaExtractor(const Params& params, int device_id) : device_(device_id), impl_(params) {}
   Backend backend() const override { return Backend::kCuda; }
   void extract(const FrameView& frame, Features* out) override { impl_.extract(frame, out); }
+  bool device_features(DeviceFeatures* out) const override { return impl_.device_features(out); }
 
  private:
   ScopedCudaDevice device_;

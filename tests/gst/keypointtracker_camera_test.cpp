@@ -7,6 +7,8 @@
 #include <gst/keypoints/gstkeypointtracksmeta.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -167,6 +169,52 @@ TEST(KeypointTrackerCamera, NinetyFramesOf720pFollowTheTrueMotionWithPersistentI
     }
   }
 }
+
+// Every descriptor the extractors make is tracked: a short, smaller run of the same camera,
+// without keyframes. SURF's default threshold keeps five times SIFT's keypoints, weaker and less
+// repeatable ones among them, hence its looser bounds.
+struct DescriptorCase {
+  const char* properties;
+  double max_corner_error;  // px, after 12 frames
+  double min_ids_kept;
+};
+
+class DescriptorKind : public ::testing::TestWithParam<DescriptorCase> {};
+
+TEST_P(DescriptorKind, FollowsTheCamera) {
+  const DescriptorCase& c = GetParam();
+  const int count = 12;
+  const cv::Size size(640, 360);
+  const CameraRun run = run_camera(std::string("gpusiftfilter backend=cpu ") + c.properties +
+                                       " ! keypointtracker backend=cpu keyframe-interval=0",
+                                   count, size);
+  ASSERT_EQ(run.frames.size(), static_cast<size_t>(count));
+  for (size_t t = 1; t < run.frames.size(); ++t)
+    EXPECT_TRUE(run.frames[t].cumulative_valid) << c.properties << " frame " << t;
+  const cv::Matx33d truth = run.truth.back() * run.truth.front().inv();
+  const double error = median_corner_error(run.frames.back().cumulative, truth, size);
+  const Persistence p = id_persistence(run);
+  std::printf("%s: corner error %.3f px after %d frames, ids kept %.1f %% (%d of %d)\n",
+              c.properties, error, count, 100.0 * p.kept_id / std::max(p.seen_again, 1), p.kept_id,
+              p.seen_again);
+  EXPECT_LT(error, c.max_corner_error) << c.properties;
+  EXPECT_GT(p.seen_again, 1000) << c.properties;
+  EXPECT_GE(p.kept_id, c.min_ids_kept * p.seen_again) << c.properties;
+}
+
+INSTANTIATE_TEST_SUITE_P(SiftAndSurf, DescriptorKind,
+                         ::testing::Values(DescriptorCase{"descriptor=float", 1.5, 0.9},
+                                           DescriptorCase{"descriptor=uint8", 1.5, 0.9},
+                                           DescriptorCase{"descriptor=rootsift", 1.5, 0.9},
+                                           DescriptorCase{"method=surf", 2.0, 0.8},
+                                           DescriptorCase{"method=surf extended=true", 2.0, 0.7}),
+                         [](const auto& info) {
+                           std::string name = info.param.properties;
+                           for (char& c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c)))
+                               c = '_';
+                           return name;
+                         });
 
 }  // namespace
 }  // namespace gpusift::testing

@@ -25,7 +25,14 @@ struct FrameCopy {
   std::vector<GstKeypoint> keypoints;
   std::vector<GstKeypointTrack> tracks;
   GstKeypointMotion motion;
+  bool device_meta = false;  // gpusiftfilter attached its descriptors in device memory
+  bool on_device = false;    // the tracker matched them there (its message says)
 };
+
+// The plugin-private meta of device descriptors, looked up by name (0 until registered).
+GType device_meta_api() {
+  return g_type_from_name("GstKeypointsDeviceMetaAPI");
+}
 
 std::vector<FrameCopy> run_camera(const std::string& description, int count, cv::Size size) {
   std::vector<FrameCopy> frames;
@@ -33,6 +40,8 @@ std::vector<FrameCopy> run_camera(const std::string& description, int count, cv:
   if (source.empty())
     return frames;
   GstHarness* h = gst_harness_new_parse(description.c_str());
+  GstBus* bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps_str(
       h, caps_string(GST_VIDEO_FORMAT_GRAY8, size.width, size.height).c_str());
   for (int i = 0; i < count; ++i) {
@@ -50,22 +59,34 @@ std::vector<FrameCopy> run_camera(const std::string& description, int count, cv:
       copy.keypoints.assign(keypoints->keypoints, keypoints->keypoints + keypoints->n_keypoints);
       copy.tracks.assign(tracks->tracks, tracks->tracks + tracks->n_tracks);
       copy.motion = tracks->motion;
+      copy.device_meta = device_meta_api() && gst_buffer_get_meta(out, device_meta_api());
+      while (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT)) {
+        gboolean on_device = FALSE;
+        if (gst_message_has_name(m, "keypointtracker") &&
+            gst_structure_get_boolean(gst_message_get_structure(m), "descriptors-on-device",
+                                      &on_device))
+          copy.on_device = on_device;
+        gst_message_unref(m);
+      }
       frames.push_back(copy);
     }
     gst_buffer_unref(out);
   }
+  gst_bus_set_flushing(bus, TRUE);
+  gst_object_unref(bus);
   gst_harness_teardown(h);
   return frames;
 }
 
-// The extractor is the GPU's in both runs, so only the matcher differs.
+// The extractor is the GPU's in both runs, so only the matcher differs; on the GPU it matches
+// the descriptors gpusiftfilter copied in device memory, on the CPU the host rows.
 TEST(KeypointTrackerCuda, TheGpuMatcherGivesTheCpuMatchersTracksAndMotions) {
   const int count = 30;
   const cv::Size size(1280, 720);
-  const auto gpu =
-      run_camera("gpusiftfilter backend=cuda ! keypointtracker backend=cuda", count, size);
-  const auto cpu =
-      run_camera("gpusiftfilter backend=cuda ! keypointtracker backend=cpu", count, size);
+  const auto gpu = run_camera(
+      "gpusiftfilter backend=cuda ! keypointtracker backend=cuda post-messages=true", count, size);
+  const auto cpu = run_camera(
+      "gpusiftfilter backend=cuda ! keypointtracker backend=cpu post-messages=true", count, size);
   ASSERT_EQ(gpu.size(), static_cast<size_t>(count));
   ASSERT_EQ(cpu.size(), static_cast<size_t>(count));
   for (int t = 0; t < count; ++t) {
@@ -83,6 +104,12 @@ TEST(KeypointTrackerCuda, TheGpuMatcherGivesTheCpuMatchersTracksAndMotions) {
     EXPECT_EQ(g.motion.inliers, c.motion.inliers) << t;
     EXPECT_EQ(g.motion.tracks_alive, c.motion.tracks_alive) << t;
     EXPECT_EQ(g.motion.valid, c.motion.valid) << t;
+    // Asked for at the tracker's first frame, device rows come from the second; both frames of
+    // a match have them from the third.
+    EXPECT_EQ(g.device_meta, t >= 1) << t;
+    EXPECT_EQ(g.on_device, t >= 2) << t;
+    EXPECT_FALSE(c.device_meta) << t << ": a CPU tracker asks for no device copy";
+    EXPECT_FALSE(c.on_device) << t;
     for (int i = 0; i < 9; ++i) {
       EXPECT_EQ(g.motion.matrix[i], c.motion.matrix[i]) << t << " " << i;
       EXPECT_EQ(g.motion.cumulative[i], c.motion.cumulative[i]) << t << " " << i;

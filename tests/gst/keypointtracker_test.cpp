@@ -546,6 +546,30 @@ TEST(KeypointTracker, CudaBackendWithoutAGpuFailsToStart) {
   gst_object_unref(pipeline);
 }
 
+// A GPU tracker asks gpusiftfilter for device copies of the descriptors with this upstream event
+// (gst/keypointsdevicemeta.c); the filter takes it, and on the CPU backend has none to give.
+TEST(KeypointTracker, GpusiftfilterTakesTheDeviceDescriptorRequest) {
+  GstHarness* h = element_harness("gpusiftfilter", "backend=cpu");
+  gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
+  EXPECT_TRUE(gst_harness_push_upstream_event(
+      h, gst_event_new_custom(GST_EVENT_CUSTOM_UPSTREAM,
+                              gst_structure_new_empty("gpusift-device-descriptors-request"))));
+  while (GstEvent* upstream = gst_harness_try_pull_upstream_event(h)) {
+    EXPECT_FALSE(gst_event_has_name(upstream, "gpusift-device-descriptors-request"))
+        << "consumed, not passed on";
+    gst_event_unref(upstream);
+  }
+  GstBuffer* in = gst_buffer_new_allocate(nullptr, 64 * 48, nullptr);
+  gst_buffer_memset(in, 0, 0x80, 64 * 48);
+  GstBuffer* out = push_and_pull(h, in);
+  ASSERT_NE(out, nullptr);
+  EXPECT_NE(gst_buffer_get_keypoints_meta(out), nullptr);
+  const GType device_api = g_type_from_name("GstKeypointsDeviceMetaAPI");
+  EXPECT_TRUE(device_api == 0 || gst_buffer_get_meta(out, device_api) == nullptr);
+  gst_buffer_unref(out);
+  teardown_harness(h);
+}
+
 TEST(KeypointTracker, TwentyStateCyclesWithEosAndFlushLeakNothing) {
   const int trackers_before = live_objects_named("GstKeypointTracker");
   const int buffers_before = live_objects_named("GstBuffer");

@@ -17,6 +17,8 @@ namespace gpusift {
 
 enum class Backend { kAuto, kCpu, kCuda };
 
+struct DeviceFeatures;  // gpusift/cuda_sift.h
+
 const char* backend_name(Backend backend);
 // Accepts "auto", "cpu", "cuda".
 bool parse_backend(const std::string& text, Backend* backend);
@@ -27,6 +29,13 @@ class Extractor {
   virtual Backend backend() const = 0;
   // Any PixelFormat; device memory only for the CUDA backend. Reuses out's storage.
   virtual void extract(const FrameView& frame, Features* out) = 0;
+
+  // The CUDA backend's results of the last extract() still on the device (the rows of `out`, in
+  // its order), valid until the next extract(); false for the CPU backend.
+  virtual bool device_features(DeviceFeatures* out) const {
+    (void)out;
+    return false;
+  }
 
   // GRAY8 frame in host memory, rows pitch_bytes apart.
   void extract_gray8(const uint8_t* gray, size_t pitch_bytes, int width, int height,
