@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 
+#include "feature_settings_query.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
 #include "gpusift/host_copy.h"
@@ -469,12 +470,20 @@ static void gst_gpusift_filter_set_context(GstElement* element, GstContext* cont
 
 static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirection direction,
                                          GstQuery* query) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+#ifdef GPUSIFT_HAVE_GST_CUDA
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
     return TRUE;
 #endif
+  // Downstream (keypointmatcher) asks how this stream's features are made.
+  if (direction == GST_PAD_SRC && gpusift::gst::is_feature_settings_query(query)) {
+    GST_OBJECT_LOCK(self);
+    const gpusift::FeatureConfig config = self->settings->features;
+    GST_OBJECT_UNLOCK(self);
+    gpusift::gst::answer_feature_settings_query(query, config);
+    return TRUE;
+  }
   return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
 }
 

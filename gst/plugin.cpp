@@ -3,6 +3,7 @@
 
 #include "gstgpusiftfilter.h"
 #include "gstkeypointfilesink.h"
+#include "gstkeypointmatcher.h"
 #include "gstkeypointoverlay.h"
 #include "gstkeypointtracker.h"
 
@@ -12,6 +13,7 @@ static gboolean plugin_init(GstPlugin* plugin) {
   ok |= GST_ELEMENT_REGISTER(keypointoverlay, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointtracker, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointfilesink, plugin);
+  ok |= GST_ELEMENT_REGISTER(keypointmatcher, plugin);
   return ok;
 }
 

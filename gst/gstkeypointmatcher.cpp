@@ -1,0 +1,553 @@
+/* keypointmatcher: finds a known planar object (the reference) in every frame. Each frame's
+ * GstKeypointsMeta descriptors are matched to the reference's, a RANSAC homography maps the
+ * reference onto the frame, and a frame where enough matches agree gets a
+ * GstVideoRegionOfInterestMeta and a GstKeypointObjectMeta. Pixels are never touched or mapped;
+ * the buffer is only made metadata-writable. */
+#include "gstkeypointmatcher.h"
+
+#include <gst/keypoints/gstkeypointobjectmeta.h>
+#include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/video/video.h>
+
+#include <array>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "cuda_context_scope.h"
+#include "feature_settings_query.h"
+#include "gpusift/error.h"
+#include "gpusift/keypoint.h"
+#include "gpusift/matcher.h"
+#include "gpusiftfilter_settings.h"
+#include "keypointmatcher_settings.h"
+#include "matching_backend.h"
+#include "object_finding.h"
+#include "object_reference.h"
+
+#ifdef GPUSIFT_HAVE_GST_CUDA
+#include <gst/cuda/gstcudautils.h>
+#endif
+
+GST_DEBUG_CATEGORY_STATIC(gst_keypoint_matcher_debug);
+#define GST_CAT_DEFAULT gst_keypoint_matcher_debug
+
+using gpusift::Backend;
+using gpusift::DescriptorStorage;
+using gpusift::Method;
+using gpusift::gst::CudaContextScope;
+using gpusift::gst::MatcherSettings;
+using gpusift::gst::ObjectReference;
+using gpusift::gst::ReferenceFeatures;
+
+static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are read 1:1");
+static_assert(offsetof(GstKeypoint, x) == offsetof(gpusift::Keypoint, x), "");
+static_assert(offsetof(GstKeypoint, y) == offsetof(gpusift::Keypoint, y), "");
+static_assert(static_cast<int>(DescriptorStorage::kFloat32) == GST_KEYPOINTS_DESCRIPTOR_FLOAT32,
+              "");
+static_assert(static_cast<int>(DescriptorStorage::kUint8) == GST_KEYPOINTS_DESCRIPTOR_UINT8, "");
+
+/* Any video: the element reads only the meta, never the memory. */
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
+
+namespace {
+
+// A reference image that decodes in more time than this is refused rather than stalling the
+// state change.
+constexpr int kReferenceDecodeTimeoutSeconds = 10;
+constexpr int kHomographySample = 4;
+
+// What the streaming thread owns between start and stop.
+struct Runtime {
+  MatcherSettings settings;  // backend and device as chosen at start
+  std::unique_ptr<gpusift::Matcher> matcher;
+  std::unique_ptr<gpusift::objects::ObjectFinder> finder;
+  ObjectReference reference;
+  gpusift::objects::Detection detection;
+  GstVideoInfo info;
+  bool missing_meta_warned = false;
+  bool missing_descriptors_warned = false;
+  bool few_reference_keypoints_warned = false;
+};
+
+}  // namespace
+
+struct _GstKeypointMatcher {
+  GstBaseTransform parent;
+
+  MatcherSettings* settings;  // object lock
+  Runtime* runtime;
+  gpusift::gst::CudaContextPointer context;
+};
+
+G_DEFINE_TYPE(GstKeypointMatcher, gst_keypoint_matcher, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE(keypointmatcher, "keypointmatcher", GST_RANK_NONE,
+                            GST_TYPE_KEYPOINT_MATCHER);
+
+namespace {
+
+MatcherSettings current_settings(GstKeypointMatcher* self) {
+  GST_OBJECT_LOCK(self);
+  const MatcherSettings copy = *self->settings;
+  GST_OBJECT_UNLOCK(self);
+  return copy;
+}
+
+void release_runtime(GstKeypointMatcher* self) {
+  Runtime& rt = *self->runtime;
+  {
+    CudaContextScope scope(self->context);  // device buffers go in the context they belong to
+    rt.finder.reset();
+    rt.matcher.reset();
+  }
+  rt.reference.clear();
+  rt.detection = gpusift::objects::Detection{};
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  gst_clear_object(&self->context);
+#endif
+}
+
+Method method_of(const GstKeypointsMeta* meta) {
+  return meta->method == GST_KEYPOINTS_METHOD_SURF ? Method::kSurf : Method::kSift;
+}
+
+std::string describe_meta(const GstKeypointsMeta* meta) {
+  return gpusift::gst::describe_layout(method_of(meta),
+                                       static_cast<DescriptorStorage>(meta->descriptor_type),
+                                       static_cast<int>(meta->descriptor_size));
+}
+
+std::string describe_reference(const ReferenceFeatures& f) {
+  return gpusift::gst::describe_layout(f.method, f.storage, f.descriptor_size);
+}
+
+// Descriptors can only be compared with descriptors of the same method, storage and length.
+bool same_layout(const ReferenceFeatures& f, const GstKeypointsMeta* meta) {
+  return f.method == method_of(meta) &&
+         static_cast<int>(f.storage) == static_cast<int>(meta->descriptor_type) &&
+         f.descriptor_size == static_cast<int>(meta->descriptor_size);
+}
+
+gpusift::DescriptorFormat format_of(DescriptorStorage storage) {
+  return storage == DescriptorStorage::kUint8 ? gpusift::DescriptorFormat::kUint8
+                                              : gpusift::DescriptorFormat::kFloat;
+}
+
+gpusift::objects::FeatureSet frame_set(const GstKeypointsMeta* meta) {
+  gpusift::objects::FeatureSet set;
+  set.keypoints = reinterpret_cast<const gpusift::Keypoint*>(meta->keypoints);
+  set.count = static_cast<int>(meta->n_keypoints);
+  set.descriptors = gpusift::DescriptorSetView{
+      meta->descriptors, set.count, static_cast<int>(meta->descriptor_size),
+      format_of(static_cast<DescriptorStorage>(meta->descriptor_type)), gpusift::MemoryKind::kHost};
+  return set;
+}
+
+gpusift::objects::FeatureSet reference_set(const ReferenceFeatures& f) {
+  gpusift::objects::FeatureSet set;
+  set.keypoints = f.keypoints.data();
+  set.count = static_cast<int>(f.keypoints.size());
+  set.descriptors = gpusift::DescriptorSetView{f.descriptors.data(), set.count, f.descriptor_size,
+                                               format_of(f.storage), gpusift::MemoryKind::kHost};
+  return set;
+}
+
+// Once per stream each: without keypoints or descriptors there is nothing to match, and the
+// buffers pass as they came.
+bool check_matchable(GstKeypointMatcher* self, const GstKeypointsMeta* meta) {
+  Runtime& rt = *self->runtime;
+  if (!meta) {
+    if (!rt.missing_meta_warned) {
+      rt.missing_meta_warned = true;
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("No keypoints to match: buffers pass unsearched"),
+                          ("buffers without GstKeypointsMeta; put keypointmatcher after "
+                           "gpusiftfilter (warned once per stream)"));
+    }
+    return false;
+  }
+  if (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) {
+    if (!rt.missing_descriptors_warned) {
+      rt.missing_descriptors_warned = true;
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT,
+                          ("Keypoints without descriptors: buffers pass unsearched"),
+                          ("set gpusiftfilter descriptor=float, uint8 or rootsift (warned once "
+                           "per stream)"));
+    }
+    return false;
+  }
+  return true;
+}
+
+// gpusiftfilter's defaults with the meta's method and descriptor: for keypoints from elsewhere.
+gpusift::FeatureConfig settings_from_meta(const GstKeypointsMeta* meta) {
+  gpusift::FeatureConfig config = gpusift::gst::FilterSettings::video_defaults();
+  config.method = method_of(meta);
+  const gpusift::DescriptorFormat format =
+      format_of(static_cast<DescriptorStorage>(meta->descriptor_type));
+  config.sift.descriptor = config.surf.descriptor = format;
+  config.surf.extended = meta->descriptor_size == gpusift::kSurfExtendedDescriptorSize;
+  return config;
+}
+
+// How the stream's features are made: asked of gpusiftfilter upstream.
+gpusift::FeatureConfig stream_feature_settings(GstKeypointMatcher* self,
+                                               const GstKeypointsMeta* meta) {
+  gpusift::FeatureConfig config;
+  GstQuery* query = gpusift::gst::feature_settings_query_new();
+  const bool answered = gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(self), query) &&
+                        gpusift::gst::parse_feature_settings_query(query, &config);
+  gst_query_unref(query);
+  if (answered && config.method == method_of(meta)) {
+    GST_INFO_OBJECT(self, "the reference's features are made as upstream's: %s",
+                    gpusift::method_name(config.method));
+    return config;
+  }
+  GST_INFO_OBJECT(self,
+                  "no gpusiftfilter upstream describes the stream's features: the "
+                  "reference's use gpusiftfilter's defaults with the meta's method and "
+                  "descriptor");
+  return settings_from_meta(meta);
+}
+
+bool compute_reference_features(GstKeypointMatcher* self, const GstKeypointsMeta* meta) {
+  Runtime& rt = *self->runtime;
+  const gpusift::FeatureConfig config = stream_feature_settings(self, meta);
+  try {
+    CudaContextScope scope(self->context);
+    std::unique_ptr<gpusift::Extractor> extractor =
+        rt.settings.backend == Backend::kCuda
+            ? gpusift::create_cuda_extractor_on_current_context(config)
+            : gpusift::create_extractor(Backend::kCpu, config);
+    rt.reference.compute_features(extractor.get(), config.method);
+  } catch (const gpusift::Error& error) {
+    gpusift::gst::post_matching_error(GST_ELEMENT(self), error,
+                                      "computing the reference's features");
+    return false;
+  }
+  return true;
+}
+
+// The reference's features in the stream's layout: an image's are computed on the first frame
+// and again whenever the stream's layout changes; a features file's must match as they are.
+bool ensure_reference_features(GstKeypointMatcher* self, const GstKeypointsMeta* meta) {
+  Runtime& rt = *self->runtime;
+  ObjectReference& reference = rt.reference;
+  if (reference.has_features() && same_layout(reference.features(), meta))
+    return true;
+  if (!reference.is_image()) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+                      ("The reference features do not match the stream's features"),
+                      ("%s holds %s; the stream carries %s: write the reference with the "
+                       "stream's method and descriptor",
+                       reference.path().c_str(), describe_reference(reference.features()).c_str(),
+                       describe_meta(meta).c_str()));
+    return false;
+  }
+  if (!compute_reference_features(self, meta))
+    return false;
+  const ReferenceFeatures& features = reference.features();
+  if (!same_layout(features, meta)) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+                      ("Cannot compute the reference's features like the stream's"),
+                      ("%s gives %s; the stream carries %s", reference.path().c_str(),
+                       describe_reference(features).c_str(), describe_meta(meta).c_str()));
+    return false;
+  }
+  GST_INFO_OBJECT(self, "reference %s: %zu keypoints, %s", reference.path().c_str(),
+                  features.keypoints.size(), describe_reference(features).c_str());
+  return true;
+}
+
+// A reference with fewer keypoints than a homography needs can never be found.
+bool check_reference_keypoints(GstKeypointMatcher* self) {
+  Runtime& rt = *self->runtime;
+  const ReferenceFeatures& features = rt.reference.features();
+  const int count = static_cast<int>(features.keypoints.size());
+  if (count < kHomographySample) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("The reference has too few keypoints to be found"),
+                      ("%s: %d keypoints (%s); a homography needs %d", rt.reference.path().c_str(),
+                       count, describe_reference(features).c_str(), kHomographySample));
+    return false;
+  }
+  if (count < rt.settings.params.min_inliers && !rt.few_reference_keypoints_warned) {
+    rt.few_reference_keypoints_warned = true;
+    GST_ELEMENT_WARNING(self, STREAM, FAILED,
+                        ("The reference has fewer keypoints than min-inliers: it cannot be found"),
+                        ("%s: %d keypoints, min-inliers=%d", rt.reference.path().c_str(), count,
+                         rt.settings.params.min_inliers));
+  }
+  return true;
+}
+
+void post_reference_error(GstKeypointMatcher* self, const gpusift::gst::ReferenceLoadError& e) {
+  if (e.failure == gpusift::gst::ReferenceFailure::kNotFound)
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("%s", e.message.c_str()),
+                      ("%s", e.detail.c_str()));
+  else
+    GST_ELEMENT_ERROR(self, RESOURCE, OPEN_READ, ("%s", e.message.c_str()),
+                      ("%s", e.detail.c_str()));
+}
+
+void add_region_of_interest(GstKeypointMatcher* self, GstBuffer* buffer,
+                            const GstKeypointsMeta* meta, const std::string& label) {
+  const Runtime& rt = *self->runtime;
+  const gpusift::objects::Detection& d = rt.detection;
+  const int frame_width = GST_VIDEO_INFO_WIDTH(&rt.info);
+  const int frame_height = GST_VIDEO_INFO_HEIGHT(&rt.info);
+  gpusift::objects::PixelBox box;
+  if (!gpusift::objects::outline_pixel_box(
+          d.corners, static_cast<double>(frame_width) / meta->width,
+          static_cast<double>(frame_height) / meta->height, frame_width, frame_height, &box))
+    return;
+  GstVideoRegionOfInterestMeta* roi = gst_buffer_add_video_region_of_interest_meta(
+      buffer, label.c_str(), static_cast<guint>(box.x), static_cast<guint>(box.y),
+      static_cast<guint>(box.width), static_cast<guint>(box.height));
+  gst_video_region_of_interest_meta_add_param(
+      roi,
+      gst_structure_new("keypointmatcher", "inliers", G_TYPE_UINT, static_cast<guint>(d.inliers),
+                        "matches", G_TYPE_UINT, static_cast<guint>(d.matches), nullptr));
+}
+
+void attach_detection(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeypointsMeta* meta,
+                      const std::string& label) {
+  const Runtime& rt = *self->runtime;
+  const gpusift::objects::Detection& d = rt.detection;
+  const ReferenceFeatures& reference = rt.reference.features();
+  gst_buffer_add_keypoint_object_meta(buffer, label.c_str(), meta->width, meta->height,
+                                      static_cast<guint>(reference.width),
+                                      static_cast<guint>(reference.height), d.homography.data(),
+                                      static_cast<guint>(d.matches), static_cast<guint>(d.inliers));
+  add_region_of_interest(self, buffer, meta, label);
+}
+
+template <size_t N>
+void set_array_field(GstStructure* s, const char* name, const std::array<double, N>& values) {
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init(&array, N);
+  for (double entry : values) {
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_DOUBLE);
+    g_value_set_double(&value, entry);
+    gst_value_array_append_and_take_value(&array, &value);
+  }
+  gst_structure_take_value(s, name, &array);
+}
+
+void post_frame_message(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeypointsMeta* meta,
+                        const std::string& label, gint64 elapsed_us) {
+  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+  const Runtime& rt = *self->runtime;
+  const gpusift::objects::Detection& d = rt.detection;
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  GstStructure* s = gst_structure_new(
+      "keypointmatcher", "timestamp", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64,
+      gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, pts), "label", G_TYPE_STRING,
+      label.c_str(), "found", G_TYPE_BOOLEAN, d.found, "matches", G_TYPE_UINT,
+      static_cast<guint>(d.matches), "inliers", G_TYPE_UINT, static_cast<guint>(d.inliers),
+      "keypoints", G_TYPE_UINT, meta->n_keypoints, "reference-keypoints", G_TYPE_UINT,
+      static_cast<guint>(rt.reference.features().keypoints.size()), "processing-time-us",
+      G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
+  if (d.found) {
+    set_array_field(s, "corners", d.corners);
+    set_array_field(s, "homography", d.homography);
+  } else {
+    gst_structure_set(s, "reason", G_TYPE_STRING, d.reason, nullptr);
+  }
+  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+}
+
+}  // namespace
+
+static gboolean gst_keypoint_matcher_start(GstBaseTransform* trans) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+  Runtime& rt = *self->runtime;
+  rt.settings = current_settings(self);
+  rt.missing_meta_warned = false;
+  rt.missing_descriptors_warned = false;
+  rt.few_reference_keypoints_warned = false;
+  gst_video_info_init(&rt.info);
+
+  gpusift::gst::ReferenceLoadError error;
+  if (!rt.reference.load(rt.settings.reference, kReferenceDecodeTimeoutSeconds, &error)) {
+    post_reference_error(self, error);
+    release_runtime(self);  // a failed start gets no stop()
+    return FALSE;
+  }
+  if ((rt.reference.has_features() && !check_reference_keypoints(self)) ||
+      !gpusift::gst::resolve_matching_backend(GST_ELEMENT(self), rt.settings.cuda_device_id,
+                                              &rt.settings.backend, &self->context)) {
+    release_runtime(self);
+    return FALSE;
+  }
+  GST_INFO_OBJECT(self, "finding %s on backend %s", rt.settings.reference.c_str(),
+                  gpusift::backend_name(rt.settings.backend));
+  try {
+    CudaContextScope scope(self->context);
+    rt.matcher = rt.settings.backend == Backend::kCuda
+                     ? gpusift::create_cuda_matcher_on_current_context()
+                     : gpusift::create_matcher(Backend::kCpu);
+    rt.finder = std::make_unique<gpusift::objects::ObjectFinder>(rt.matcher.get());
+  } catch (const gpusift::Error& e) {
+    gpusift::gst::post_matching_error(GST_ELEMENT(self), e, "matching keypoints");
+    release_runtime(self);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean gst_keypoint_matcher_stop(GstBaseTransform* trans) {
+  release_runtime(GST_KEYPOINT_MATCHER(trans));
+  return TRUE;
+}
+
+static gboolean gst_keypoint_matcher_set_caps(GstBaseTransform* trans, GstCaps* incaps,
+                                              GstCaps* outcaps) {
+  (void)outcaps;
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+  if (!gst_video_info_from_caps(&self->runtime->info, incaps)) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Invalid video caps"),
+                      ("%" GST_PTR_FORMAT, static_cast<void*>(incaps)));
+    return FALSE;
+  }
+  GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT, static_cast<void*>(incaps));
+  return TRUE;
+}
+
+static gboolean gst_keypoint_matcher_sink_event(GstBaseTransform* trans, GstEvent* event) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
+    // A new stream: warn again about what it lacks.
+    self->runtime->missing_meta_warned = false;
+    self->runtime->missing_descriptors_warned = false;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_matcher_parent_class)->sink_event(trans, event);
+}
+
+static GstFlowReturn gst_keypoint_matcher_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+  Runtime& rt = *self->runtime;
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  if (!check_matchable(self, meta))
+    return GST_FLOW_OK;
+  if (!rt.reference.has_features() || !same_layout(rt.reference.features(), meta)) {
+    if (!ensure_reference_features(self, meta) || !check_reference_keypoints(self))
+      return GST_FLOW_ERROR;
+  }
+
+  const MatcherSettings settings = current_settings(self);
+  const gint64 start_us = g_get_monotonic_time();
+  const ReferenceFeatures& reference = rt.reference.features();
+  try {
+    CudaContextScope scope(self->context);
+    rt.finder->find(reference_set(reference), reference.width, reference.height, frame_set(meta),
+                    settings.params, &rt.detection);
+  } catch (const gpusift::Error& error) {
+    gpusift::gst::post_matching_error(GST_ELEMENT(self), error, "matching keypoints");
+    return GST_FLOW_ERROR;
+  }
+  const gint64 elapsed_us = g_get_monotonic_time() - start_us;
+  const gpusift::objects::Detection& d = rt.detection;
+  if (d.found)
+    attach_detection(self, buffer, meta, settings.label);
+  GST_LOG_OBJECT(self, "%s: %d matches, %d inliers%s%s", d.found ? "found" : "not found", d.matches,
+                 d.inliers, d.found ? "" : ": ", d.reason);
+  if (settings.post_messages)
+    post_frame_message(self, buffer, meta, settings.label, elapsed_us);
+  return GST_FLOW_OK;
+}
+
+static void gst_keypoint_matcher_set_context(GstElement* element, GstContext* context) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(element);
+  GST_OBJECT_LOCK(self);
+  const int device_id = self->settings->cuda_device_id;
+  GST_OBJECT_UNLOCK(self);
+  gst_cuda_handle_set_context(element, context, device_id, &self->context);
+#endif
+  GST_ELEMENT_CLASS(gst_keypoint_matcher_parent_class)->set_context(element, context);
+}
+
+static gboolean gst_keypoint_matcher_query(GstBaseTransform* trans, GstPadDirection direction,
+                                           GstQuery* query) {
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
+    return TRUE;
+#endif
+  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_matcher_parent_class)
+      ->query(trans, direction, query);
+}
+
+static void gst_keypoint_matcher_set_property(GObject* object, guint id, const GValue* value,
+                                              GParamSpec* pspec) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(object);
+  if (id < gpusift::gst::kMatcherPropReference || id > gpusift::gst::kMatcherPropPostMessages) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK(self);
+  gpusift::gst::set_matcher_property(self->settings, id, value);
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_keypoint_matcher_get_property(GObject* object, guint id, GValue* value,
+                                              GParamSpec* pspec) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(object);
+  if (id < gpusift::gst::kMatcherPropReference || id > gpusift::gst::kMatcherPropPostMessages) {
+    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
+    return;
+  }
+  GST_OBJECT_LOCK(self);
+  gpusift::gst::get_matcher_property(*self->settings, id, value);
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_keypoint_matcher_finalize(GObject* object) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(object);
+  delete self->runtime;
+  delete self->settings;
+  G_OBJECT_CLASS(gst_keypoint_matcher_parent_class)->finalize(object);
+}
+
+static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
+  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+
+  gobject_class->set_property = gst_keypoint_matcher_set_property;
+  gobject_class->get_property = gst_keypoint_matcher_get_property;
+  gobject_class->finalize = gst_keypoint_matcher_finalize;
+  gpusift::gst::install_matcher_properties(gobject_class);
+
+  gst_element_class_set_static_metadata(
+      element_class, "Keypoint object matcher", "Filter/Analyzer/Video",
+      "Finds a known planar object (a reference image or features file) in every frame by "
+      "matching its keypoints (GstKeypointsMeta) and fitting a homography; marks it with a "
+      "GstVideoRegionOfInterestMeta and a GstKeypointObjectMeta",
+      "gpusift developers");
+  gst_element_class_add_static_pad_template(element_class, &sink_template);
+  gst_element_class_add_static_pad_template(element_class, &src_template);
+  element_class->set_context = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_set_context);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_sink_event);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_transform_ip);
+  trans_class->query = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_query);
+
+  GST_DEBUG_CATEGORY_INIT(gst_keypoint_matcher_debug, "keypointmatcher", 0, "keypointmatcher");
+}
+
+static void gst_keypoint_matcher_init(GstKeypointMatcher* self) {
+  self->settings = new MatcherSettings();
+  self->runtime = new Runtime();
+  self->context = nullptr;
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

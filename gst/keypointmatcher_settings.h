@@ -1,0 +1,40 @@
+/* keypointmatcher's property values and their GParamSpecs, apart from the element's plumbing. */
+#pragma once
+
+#include <glib-object.h>
+
+#include <string>
+
+#include "gpusift/extractor.h"
+#include "object_finding.h"
+
+namespace gpusift::gst {
+
+inline constexpr const char* kDefaultObjectLabel = "object";
+
+struct MatcherSettings {
+  std::string reference;
+  std::string label = kDefaultObjectLabel;
+  Backend backend = Backend::kAuto;
+  int cuda_device_id = -1;
+  objects::FinderParams params;
+  bool post_messages = false;
+};
+
+enum MatcherProperty {
+  kMatcherPropReference = 1,
+  kMatcherPropLabel,
+  kMatcherPropMinInliers,
+  kMatcherPropRatio,
+  kMatcherPropRansacThreshold,
+  kMatcherPropRansacIterations,
+  kMatcherPropBackend,
+  kMatcherPropCudaDeviceId,
+  kMatcherPropPostMessages,  // the last one: the element checks ids against it
+};
+
+void install_matcher_properties(GObjectClass* klass);
+void set_matcher_property(MatcherSettings* settings, guint id, const GValue* value);
+void get_matcher_property(const MatcherSettings& settings, guint id, GValue* value);
+
+}  // namespace gpusift::gst

@@ -1,0 +1,188 @@
+#include "gstkeypointobjectmeta.h"
+
+#include <math.h>
+#include <string.h>
+
+GType gst_keypoint_object_meta_api_get_type(void) {
+  static gsize type = 0;
+  /* Frame positions, as for GstKeypointsMeta: colour conversions keep the meta, scalers transform
+   * it, flips, crops and rotations drop it. */
+  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
+                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
+  if (g_once_init_enter(&type)) {
+    GType registered = gst_meta_api_type_register("GstKeypointObjectMetaAPI", tags);
+    g_once_init_leave(&type, registered);
+  }
+  return type;
+}
+
+static gboolean gst_keypoint_object_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
+  GstKeypointObjectMeta* ometa = (GstKeypointObjectMeta*)meta;
+  (void)params;
+  (void)buffer;
+  ometa->label = 0;
+  ometa->width = 0;
+  ometa->height = 0;
+  ometa->reference_width = 0;
+  ometa->reference_height = 0;
+  memset(ometa->corners, 0, sizeof(ometa->corners));
+  memset(ometa->homography, 0, sizeof(ometa->homography));
+  ometa->matches = 0;
+  ometa->inliers = 0;
+  return TRUE;
+}
+
+/* The reference's corner pixel centres mapped by h; FALSE when one does not map to a finite
+ * point (it would lie on or past the horizon). */
+static gboolean project_corners(const gdouble* h, guint reference_width, guint reference_height,
+                                gdouble* corners) {
+  const gdouble right = (gdouble)reference_width - 1.0;
+  const gdouble bottom = (gdouble)reference_height - 1.0;
+  const gdouble reference[8] = {0.0, 0.0, right, 0.0, right, bottom, 0.0, bottom};
+  guint i;
+
+  for (i = 0; i < 4; i++) {
+    const gdouble x = reference[2 * i];
+    const gdouble y = reference[2 * i + 1];
+    const gdouble w = h[6] * x + h[7] * y + h[8];
+    const gdouble px = (h[0] * x + h[1] * y + h[2]) / w;
+    const gdouble py = (h[3] * x + h[4] * y + h[5]) / w;
+    if (w == 0.0 || !isfinite(px) || !isfinite(py)) {
+      return FALSE;
+    }
+    corners[2 * i] = px;
+    corners[2 * i + 1] = py;
+  }
+  return TRUE;
+}
+
+static gboolean matrix_is_finite(const gdouble* m) {
+  guint i;
+  for (i = 0; i < 9; i++) {
+    if (!isfinite(m[i])) {
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* Adds a meta for valid arguments; NULL when the corners do not map to finite points. */
+static GstKeypointObjectMeta* add_meta(GstBuffer* buffer, GQuark label, guint width, guint height,
+                                       guint reference_width, guint reference_height,
+                                       const gdouble* homography, guint matches, guint inliers) {
+  gdouble corners[8];
+  GstKeypointObjectMeta* meta;
+
+  if (!project_corners(homography, reference_width, reference_height, corners)) {
+    return NULL;
+  }
+  meta = (GstKeypointObjectMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINT_OBJECT_META_INFO, NULL);
+  if (meta == NULL) {
+    return NULL;
+  }
+  meta->label = label;
+  meta->width = width;
+  meta->height = height;
+  meta->reference_width = reference_width;
+  meta->reference_height = reference_height;
+  memcpy(meta->corners, corners, sizeof(corners));
+  memcpy(meta->homography, homography, sizeof(meta->homography));
+  meta->matches = matches;
+  meta->inliers = inliers;
+  return meta;
+}
+
+GstKeypointObjectMeta* gst_buffer_add_keypoint_object_meta(
+    GstBuffer* buffer, const gchar* label, guint width, guint height, guint reference_width,
+    guint reference_height, const gdouble* homography, guint matches, guint inliers) {
+  GstKeypointObjectMeta* meta;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
+  g_return_val_if_fail(label != NULL && label[0] != '\0', NULL);
+  g_return_val_if_fail(width > 0 && height > 0, NULL);
+  g_return_val_if_fail(reference_width > 0 && reference_height > 0, NULL);
+  g_return_val_if_fail(homography != NULL && matrix_is_finite(homography), NULL);
+  g_return_val_if_fail(inliers <= matches, NULL);
+
+  meta = add_meta(buffer, g_quark_from_string(label), width, height, reference_width,
+                  reference_height, homography, matches, inliers);
+  g_return_val_if_fail(meta != NULL, NULL);
+  return meta;
+}
+
+GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer) {
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  return (GstKeypointObjectMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINT_OBJECT_META_API_TYPE);
+}
+
+GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* buffer,
+                                                                    const gchar* label) {
+  gpointer state = NULL;
+  GstMeta* meta;
+  GQuark quark;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  g_return_val_if_fail(label != NULL, NULL);
+  /* A label no meta was ever made with has no quark, and no meta has it. */
+  quark = g_quark_try_string(label);
+  if (quark == 0) {
+    return NULL;
+  }
+  while ((meta = gst_buffer_iterate_meta_filtered(buffer, &state,
+                                                  GST_KEYPOINT_OBJECT_META_API_TYPE)) != NULL) {
+    if (((GstKeypointObjectMeta*)meta)->label == quark) {
+      return (GstKeypointObjectMeta*)meta;
+    }
+  }
+  return NULL;
+}
+
+const gchar* gst_keypoint_object_meta_get_label(const GstKeypointObjectMeta* meta) {
+  g_return_val_if_fail(meta != NULL, NULL);
+  return g_quark_to_string(meta->label);
+}
+
+static gboolean gst_keypoint_object_meta_transform(GstBuffer* dest, GstMeta* meta,
+                                                   GstBuffer* buffer, GQuark type, gpointer data) {
+  const GstKeypointObjectMeta* src = (const GstKeypointObjectMeta*)meta;
+  (void)buffer;
+
+  if (GST_META_TRANSFORM_IS_COPY(type)) {
+    /* Region copies too: a buffer region is still the whole frame for video. */
+    return add_meta(dest, src->label, src->width, src->height, src->reference_width,
+                    src->reference_height, src->homography, src->matches, src->inliers) != NULL;
+  }
+  if (GST_VIDEO_META_TRANSFORM_IS_SCALE(type)) {
+    const GstVideoMetaTransform* scale = data;
+    const gint width = GST_VIDEO_INFO_WIDTH(scale->out_info);
+    const gint height = GST_VIDEO_INFO_HEIGHT(scale->out_info);
+    gdouble homography[9];
+    guint c;
+
+    if (width <= 0 || height <= 0) {
+      return FALSE;
+    }
+    /* Scaled as GstKeypointsMeta scales its keypoints, x' = x * sx: the frame side of the
+     * homography (its rows) takes the scale, the reference side stays. */
+    memcpy(homography, src->homography, sizeof(homography));
+    for (c = 0; c < 3; c++) {
+      homography[c] *= (gdouble)width / src->width;
+      homography[3 + c] *= (gdouble)height / src->height;
+    }
+    return add_meta(dest, src->label, (guint)width, (guint)height, src->reference_width,
+                    src->reference_height, homography, src->matches, src->inliers) != NULL;
+  }
+  return FALSE;
+}
+
+const GstMetaInfo* gst_keypoint_object_meta_get_info(void) {
+  static const GstMetaInfo* info = NULL;
+  if (g_once_init_enter(&info)) {
+    const GstMetaInfo* registered = gst_meta_register(
+        GST_KEYPOINT_OBJECT_META_API_TYPE, "GstKeypointObjectMeta", sizeof(GstKeypointObjectMeta),
+        gst_keypoint_object_meta_init, NULL, gst_keypoint_object_meta_transform);
+    g_once_init_leave(&info, registered);
+  }
+  return info;
+}
