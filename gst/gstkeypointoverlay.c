@@ -1,5 +1,6 @@
 #include "gstkeypointoverlay.h"
 
+#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gst/keypoints/gstkeypointtracksmeta.h>
 #include <math.h>
@@ -18,6 +19,8 @@ GST_DEBUG_CATEGORY_STATIC(gst_keypoint_overlay_debug);
 #define DEFAULT_DRAW_ORIENTATION TRUE
 #define DEFAULT_TRACK_LENGTH 10
 #define MAX_TRACK_LENGTH 1000
+#define DEFAULT_DRAW_OBJECTS TRUE
+#define DEFAULT_OBJECT_COLOR 0xffff0000u
 
 enum {
   PROP_0,
@@ -26,6 +29,8 @@ enum {
   PROP_MAX_KEYPOINTS,
   PROP_DRAW_ORIENTATION,
   PROP_TRACK_LENGTH,
+  PROP_DRAW_OBJECTS,
+  PROP_OBJECT_COLOR,
 };
 
 typedef struct {
@@ -34,6 +39,8 @@ typedef struct {
   gint max_keypoints; /* 0: all */
   gboolean draw_orientation;
   gint track_length; /* positions per trail; 0: no trails */
+  gboolean draw_objects;
+  guint object_color; /* ARGB */
 } OverlayStyle;
 
 struct _GstKeypointOverlay {
@@ -78,6 +85,12 @@ static void gst_keypoint_overlay_set_property(GObject* object, guint prop_id, co
     case PROP_TRACK_LENGTH:
       self->style.track_length = g_value_get_int(value);
       break;
+    case PROP_DRAW_OBJECTS:
+      self->style.draw_objects = g_value_get_boolean(value);
+      break;
+    case PROP_OBJECT_COLOR:
+      self->style.object_color = g_value_get_uint(value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
       break;
@@ -104,6 +117,12 @@ static void gst_keypoint_overlay_get_property(GObject* object, guint prop_id, GV
       break;
     case PROP_TRACK_LENGTH:
       g_value_set_int(value, self->style.track_length);
+      break;
+    case PROP_DRAW_OBJECTS:
+      g_value_set_boolean(value, self->style.draw_objects);
+      break;
+    case PROP_OBJECT_COLOR:
+      g_value_set_uint(value, self->style.object_color);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -291,16 +310,60 @@ static void draw_trails(GstKeypointOverlay* self, GstVideoFrame* frame,
   g_free(points);
 }
 
+/* The outline of every object a keypointmatcher found (GstKeypointObjectMeta), closed through
+ * its four corners, twice as thick as the keypoints so that it stands out among them. */
+static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
+                         const OverlayStyle* style) {
+  gpointer state = NULL;
+  GstMeta* meta;
+  gboolean drawn = FALSE;
+
+  while ((meta = gst_buffer_iterate_meta_filtered(frame->buffer, &state,
+                                                  GST_KEYPOINT_OBJECT_META_API_TYPE)) != NULL) {
+    const GstKeypointObjectMeta* object = (const GstKeypointObjectMeta*)meta;
+    gdouble points[8];
+    guint i;
+    if (object->width == 0 || object->height == 0) {
+      continue;
+    }
+    for (i = 0; i < 4; i++) {
+      points[2 * i] = object->corners[2 * i] * self->mask.width / object->width;
+      points[2 * i + 1] = object->corners[2 * i + 1] * self->mask.height / object->height;
+    }
+    keypoint_draw_polyline(&self->mask, points, 4, TRUE, 2.0 * style->thickness);
+    drawn = TRUE;
+  }
+  if (drawn) {
+    blend_mask(frame, &self->mask, style->object_color);
+    keypoint_draw_mask_clear(&self->mask);
+  }
+}
+
+/* The keypoints, then the trails of their tracks when every keypoint has one. */
+static void draw_features(GstKeypointOverlay* self, GstVideoFrame* frame,
+                          const GstKeypointsMeta* meta, const OverlayStyle* style) {
+  const GstKeypointTracksMeta* tracks;
+
+  GST_LOG_OBJECT(self, "drawing %u keypoints", meta->n_keypoints);
+  draw_keypoints(&self->mask, meta, style);
+  blend_mask(frame, &self->mask, style->color);
+  keypoint_draw_mask_clear(&self->mask);
+
+  tracks = gst_buffer_get_keypoint_tracks_meta(frame->buffer);
+  if (tracks != NULL && tracks->n_tracks == meta->n_keypoints) {
+    keypoint_trails_update(&self->trails, meta, tracks, (guint)style->track_length);
+    if (style->track_length > 0) {
+      draw_trails(self, frame, meta, tracks, style);
+    }
+  }
+}
+
 static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* filter,
                                                              GstVideoFrame* frame) {
   GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(filter);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(frame->buffer);
-  const GstKeypointTracksMeta* tracks;
   OverlayStyle style;
 
-  if (meta == NULL || meta->n_keypoints == 0 || meta->width == 0 || meta->height == 0) {
-    return GST_FLOW_OK;
-  }
   GST_OBJECT_LOCK(self);
   style = self->style;
   GST_OBJECT_UNLOCK(self);
@@ -311,18 +374,12 @@ static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* fil
     keypoint_draw_mask_init(&self->mask, GST_VIDEO_FRAME_WIDTH(frame),
                             GST_VIDEO_FRAME_HEIGHT(frame));
   }
-  GST_LOG_OBJECT(self, "drawing %u keypoints", meta->n_keypoints);
-  draw_keypoints(&self->mask, meta, &style);
-  blend_mask(frame, &self->mask, style.color);
-  keypoint_draw_mask_clear(&self->mask);
-
-  /* Tracks belong to the keypoints only when there is one per keypoint. */
-  tracks = gst_buffer_get_keypoint_tracks_meta(frame->buffer);
-  if (tracks != NULL && tracks->n_tracks == meta->n_keypoints) {
-    keypoint_trails_update(&self->trails, meta, tracks, (guint)style.track_length);
-    if (style.track_length > 0) {
-      draw_trails(self, frame, meta, tracks, &style);
-    }
+  if (meta != NULL && meta->n_keypoints > 0 && meta->width > 0 && meta->height > 0) {
+    draw_features(self, frame, meta, &style);
+  }
+  /* Last, over the keypoints: the object is what the frame is about. */
+  if (style.draw_objects) {
+    draw_objects(self, frame, &style);
   }
   return GST_FLOW_OK;
 }
@@ -361,11 +418,23 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
                        "Draw each track of GstKeypointTracksMeta (keypointtracker) through its "
                        "last N positions, coloured by track id (0 = no tracks)",
                        0, MAX_TRACK_LENGTH, DEFAULT_TRACK_LENGTH, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DRAW_OBJECTS,
+      g_param_spec_boolean("draw-objects", "Draw objects",
+                           "Draw the outline of every object of GstKeypointObjectMeta "
+                           "(keypointmatcher), twice the thickness",
+                           DEFAULT_DRAW_OBJECTS, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_OBJECT_COLOR,
+      g_param_spec_uint("object-color", "Object color",
+                        "Colour of the objects' outlines as 0xAARRGGBB (alpha blends)", 0,
+                        G_MAXUINT32, DEFAULT_OBJECT_COLOR, flags));
 
   gst_element_class_set_static_metadata(
       element_class, "Keypoint overlay", "Filter/Effect/Video",
       "Draws the keypoints of GstKeypointsMeta onto the video as circles with their orientation, "
-      "and the tracks of GstKeypointTracksMeta as trails coloured by track id",
+      "the tracks of GstKeypointTracksMeta as trails coloured by track id, and the outlines of "
+      "the objects of GstKeypointObjectMeta",
       "gpusift");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
@@ -381,6 +450,8 @@ static void gst_keypoint_overlay_init(GstKeypointOverlay* self) {
   self->style.max_keypoints = DEFAULT_MAX_KEYPOINTS;
   self->style.draw_orientation = DEFAULT_DRAW_ORIENTATION;
   self->style.track_length = DEFAULT_TRACK_LENGTH;
+  self->style.draw_objects = DEFAULT_DRAW_OBJECTS;
+  self->style.object_color = DEFAULT_OBJECT_COLOR;
   keypoint_draw_mask_init(&self->mask, 0, 0);
   keypoint_trails_init(&self->trails);
 }

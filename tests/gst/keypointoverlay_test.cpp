@@ -1,5 +1,6 @@
 /* keypointoverlay: what it draws where, on every supported format, and what it refuses. */
 #include <gst/check/gstharness.h>
+#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gst/keypoints/gstkeypointtracksmeta.h>
 #include <gtest/gtest.h>
@@ -414,6 +415,75 @@ TEST(KeypointOverlay, TrailsOnYuvFramesAndTheTrackLengthProperty) {
   EXPECT_EQ(overlay.at(second, 24, 30), background(GST_VIDEO_FORMAT_NV12));
   gst_buffer_unref(first);
   gst_buffer_unref(second);
+}
+
+/* A 21x17 reference found shifted by (10, 8), in a meta space `scale` times the frame's: its
+ * outline runs through (10, 8), (30, 8), (30, 24) and (10, 24) of the frame. */
+void add_object(GstBuffer* buffer, double scale) {
+  const gdouble homography[9] = {scale, 0, 10 * scale, 0, scale, 8 * scale, 0, 0, 1};
+  ASSERT_NE(gst_buffer_add_keypoint_object_meta(buffer, "box", static_cast<guint>(kWidth * scale),
+                                                static_cast<guint>(kHeight * scale), 21, 17,
+                                                homography, 30, 20),
+            nullptr);
+}
+
+const std::vector<std::array<int, 2>> kOutline = {{20, 8},  {30, 16}, {20, 24},
+                                                  {10, 16}, {10, 8},  {30, 24}};
+const std::vector<std::array<int, 2>> kOffOutline = {{20, 16}, {15, 12}, {40, 16}, {2, 2}};
+
+TEST(KeypointOverlay, ObjectOutlineIsDrawnInTheObjectColourWithoutKeypoints) {
+  Overlay overlay(GST_VIDEO_FORMAT_RGBA, kWidth, kHeight);
+  GstBuffer* input =
+      gst_test::make_video_buffer(GST_VIDEO_FORMAT_RGBA, kWidth, kHeight, kBackground);
+  add_object(input, 1.0);
+  GstBuffer* output = overlay.process(input);
+  ASSERT_NE(output, nullptr);
+  for (const auto& [x, y] : kOutline) {
+    EXPECT_EQ(overlay.at(output, x, y), rgba_of(0xffff0000u)) << x << "," << y;
+  }
+  for (const auto& [x, y] : kOffOutline) {
+    EXPECT_EQ(overlay.at(output, x, y), background(GST_VIDEO_FORMAT_RGBA)) << x << "," << y;
+  }
+  gst_buffer_unref(output);
+}
+
+/* The outline goes over the keypoints; on YUV in the colour's BT.601 values; from a meta space
+ * twice the frame's. */
+TEST(KeypointOverlay, ObjectOutlineIsScaledAndDrawnOverTheKeypoints) {
+  Overlay overlay(GST_VIDEO_FORMAT_NV12, kWidth, kHeight);
+  g_object_set(overlay.element(), "object-color", 0xff0000ffu, nullptr);
+  GstBuffer* input =
+      gst_test::make_video_buffer(GST_VIDEO_FORMAT_NV12, kWidth, kHeight, kBackground);
+  add_keypoints(input, kWidth, kHeight, {keypoint(20, 8, 0, -1)});
+  add_object(input, 2.0);
+  GstBuffer* output = overlay.process(input);
+  ASSERT_NE(output, nullptr);
+  const std::vector<int> blue = {41, 240, 110};
+  for (const auto& [x, y] : kOutline) {
+    EXPECT_EQ(overlay.at(output, x, y), blue) << x << "," << y;
+  }
+  EXPECT_EQ(overlay.at(output, 20, 16), background(GST_VIDEO_FORMAT_NV12));
+  gst_buffer_unref(output);
+}
+
+TEST(KeypointOverlay, DrawObjectsOffLeavesOutlinesOut) {
+  Overlay overlay(GST_VIDEO_FORMAT_RGBA, kWidth, kHeight);
+  gboolean draw_objects = FALSE;
+  guint object_color = 0;
+  g_object_get(overlay.element(), "draw-objects", &draw_objects, "object-color", &object_color,
+               nullptr);
+  EXPECT_TRUE(draw_objects);
+  EXPECT_EQ(object_color, 0xffff0000u);
+  g_object_set(overlay.element(), "draw-objects", FALSE, nullptr);
+  GstBuffer* input =
+      gst_test::make_video_buffer(GST_VIDEO_FORMAT_RGBA, kWidth, kHeight, kBackground);
+  add_object(input, 1.0);
+  GstBuffer* output = overlay.process(input);
+  ASSERT_NE(output, nullptr);
+  for (const auto& [x, y] : kOutline) {
+    EXPECT_EQ(overlay.at(output, x, y), background(GST_VIDEO_FORMAT_RGBA)) << x << "," << y;
+  }
+  gst_buffer_unref(output);
 }
 
 TEST(KeypointOverlay, UnsupportedCapsAreRefused) {
