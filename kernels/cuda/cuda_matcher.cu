@@ -86,6 +86,7 @@ struct CudaMatcher::State {
   DeviceBuffer<cuda::ScreenEntry> partial;
   DeviceBuffer<TwoNearest> forward, backward;
   DeviceBuffer<int> exhaustive_rows;
+  DeviceBuffer<TwoNearest> exhaustive_chunks;
   // The scalars' copy, then one Decision per query row: what comes back in one transfer.
   DeviceBuffer<uint8_t> result;
   PinnedBuffer<uint8_t> host_result;
@@ -98,7 +99,8 @@ struct CudaMatcher::State {
 
   void release_all() {
     query.release(), train.release(), scalars.release(), partial.release(), forward.release();
-    backward.release(), exhaustive_rows.release(), result.release(), host_result.release();
+    backward.release(), exhaustive_rows.release(), exhaustive_chunks.release(), result.release(),
+        host_result.release();
     pairs.release(), host_pairs.release(), best_key.release(), host_best_key.release();
   }
 
@@ -126,14 +128,14 @@ struct CudaMatcher::State {
                     cudaStream_t stream) {
     if (!tensor_path) {
       cuda::nearest_by_exhaustive_scan(rows, columns, nearest, exhaustive_rows.get(), count,
-                                       stream);
+                                       exhaustive_chunks.get(), stream);
       return;
     }
     int splits = 0, tiles_per_split = 0;
     split_plan(rows, columns, &splits, &tiles_per_split);
     cuda::screen(rows, columns, splits, tiles_per_split, partial.get(), stream);
     cuda::rerank(rows, columns, column_bounds, partial.get(), splits, nearest,
-                 exhaustive_rows.get(), count, stream);
+                 exhaustive_rows.get(), count, exhaustive_chunks.get(), stream);
   }
 
   void match(const DescriptorSetView& q, const DescriptorSetView& t, const MatchParams& params,
@@ -151,6 +153,7 @@ struct CudaMatcher::State {
     if (params.cross_check)
       backward.reserve(t.count);
     exhaustive_rows.reserve(std::max(q.count, t.count));
+    exhaustive_chunks.reserve(static_cast<size_t>(std::max(q.count, t.count)) * cuda::kScanChunks);
     const size_t result_bytes = sizeof(cuda::MatchScalars) + q.count * sizeof(cuda::Decision);
     result.reserve(result_bytes);
     host_result.reserve(result_bytes);

@@ -76,15 +76,19 @@ void stage_sets(const StagedSet& query, const StagedSet& train, MatchScalars* sc
 void screen(const StagedSet& rows, const StagedSet& columns, int splits, int tiles_per_split,
             ScreenEntry* partial, cudaStream_t stream);
 
+// An exhaustive scan splits each row's columns into at most this many chunks, one block each;
+// chunk_nearest holds kScanChunks entries per row that can be scanned.
+constexpr int kScanChunks = 16;
+
 // Exact two nearest columns of every row into nearest[row]; rows the screening cannot settle go
 // to exhaustive_rows (count at *exhaustive_count, zeroed first) and are then scanned.
 void rerank(const StagedSet& rows, const StagedSet& columns, const SetBounds* column_bounds,
             const ScreenEntry* partial, int splits, TwoNearest* nearest, int* exhaustive_rows,
-            int* exhaustive_count, cudaStream_t stream);
+            int* exhaustive_count, TwoNearest* chunk_nearest, cudaStream_t stream);
 // The same for every row by exhaustive scans alone (devices without the tensor-core path).
 void nearest_by_exhaustive_scan(const StagedSet& rows, const StagedSet& columns,
                                 TwoNearest* nearest, int* exhaustive_rows, int* exhaustive_count,
-                                cudaStream_t stream);
+                                TwoNearest* chunk_nearest, cudaStream_t stream);
 
 // decisions[i].train = nearest train row of query i when it passes the ratio test (and, with
 // cross-checking, query i is the nearest query row of that train row), else -1; .distance its

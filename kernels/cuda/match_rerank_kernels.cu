@@ -2,6 +2,8 @@
 // exact distances, the exhaustive scans of rows the screening cannot settle, and the decision.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include <cstdint>
 
 #include "cuda_check.h"
@@ -139,15 +141,19 @@ __global__ void rerank_kernel(StagedSet rows, StagedSet columns, const SetBounds
     nearest[row] = mine;
 }
 
+// One block per (listed row, column chunk): every thread measures columns a whole grid of chunks
+// apart, so that even a handful of listed rows spread over the whole GPU.
 template <bool kBytes>
-__global__ void exhaustive_kernel(StagedSet rows, StagedSet columns, const int* list,
-                                  const int* count, TwoNearest* nearest) {
+__global__ void exhaustive_chunk_kernel(StagedSet rows, StagedSet columns, const int* list,
+                                        const int* count, int chunks, TwoNearest* chunk_nearest) {
   __shared__ TwoNearest warp_nearest[kScanThreads / 32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int k = blockIdx.x; k < *count; k += gridDim.x) {
-    const int row = list[k];
+  const int work = *count * chunks;
+  for (int item = blockIdx.x; item < work; item += gridDim.x) {
+    const int row = list[item / chunks];
     TwoNearest mine = no_neighbours();
-    for (int column = threadIdx.x; column < columns.count; column += kScanThreads)
+    for (int column = item % chunks * kScanThreads + threadIdx.x; column < columns.count;
+         column += chunks * kScanThreads)
       offer(exact_distance<kBytes>(rows, row, columns, column), column, &mine);
     merge_in_warp(&mine);
     if (lane == 0)
@@ -160,9 +166,30 @@ __global__ void exhaustive_kernel(StagedSet rows, StagedSet columns, const int* 
         if (warp_nearest[w].second.index >= 0)
           offer(warp_nearest[w].second.distance_sq, warp_nearest[w].second.index, &mine);
       }
-      nearest[row] = mine;
+      chunk_nearest[item] = mine;
     }
     __syncthreads();
+  }
+}
+
+// A warp per listed row merges its chunks' two nearest; the order of neighbours is total, so the
+// merge order does not change the result.
+__global__ void merge_chunks_kernel(const int* list, const int* count, int chunks,
+                                    const TwoNearest* chunk_nearest, TwoNearest* nearest) {
+  const int lane = threadIdx.x % 32;
+  const int warps = gridDim.x * (blockDim.x / 32);
+  for (int k = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; k < *count; k += warps) {
+    TwoNearest mine = no_neighbours();
+    for (int c = lane; c < chunks; c += 32) {
+      const TwoNearest& chunk = chunk_nearest[static_cast<size_t>(k) * chunks + c];
+      if (chunk.best.index >= 0)
+        offer(chunk.best.distance_sq, chunk.best.index, &mine);
+      if (chunk.second.index >= 0)
+        offer(chunk.second.distance_sq, chunk.second.index, &mine);
+    }
+    merge_in_warp(&mine);
+    if (lane == 0)
+      nearest[list[k]] = mine;
   }
 }
 
@@ -189,27 +216,36 @@ __global__ void decide_kernel(const TwoNearest* forward, const TwoNearest* backw
   decisions[i] = Decision{keep ? n.best.index : -1, keep ? sqrtf(n.best.distance_sq) : 0.f};
 }
 
+int scan_chunks(const StagedSet& columns) {
+  return std::clamp((columns.count + kScanThreads - 1) / kScanThreads, 1, kScanChunks);
+}
+
 template <bool kBytes>
 void launch_exhaustive(const StagedSet& rows, const StagedSet& columns, const int* list,
-                       const int* count, TwoNearest* nearest, cudaStream_t stream) {
-  exhaustive_kernel<kBytes>
-      <<<kScanBlocks, kScanThreads, 0, stream>>>(rows, columns, list, count, nearest);
+                       const int* count, TwoNearest* chunk_nearest, TwoNearest* nearest,
+                       cudaStream_t stream) {
+  const int chunks = scan_chunks(columns);
+  exhaustive_chunk_kernel<kBytes>
+      <<<kScanBlocks, kScanThreads, 0, stream>>>(rows, columns, list, count, chunks, chunk_nearest);
   check_launch("exhaustive nearest-neighbour scan");
+  merge_chunks_kernel<<<kScanBlocks, kScanThreads, 0, stream>>>(list, count, chunks, chunk_nearest,
+                                                                nearest);
+  check_launch("merge of the exhaustive scan's chunks");
 }
 
 void exhaustive(const StagedSet& rows, const StagedSet& columns, const int* list, const int* count,
-                TwoNearest* nearest, cudaStream_t stream) {
+                TwoNearest* chunk_nearest, TwoNearest* nearest, cudaStream_t stream) {
   if (rows.bytes)
-    launch_exhaustive<true>(rows, columns, list, count, nearest, stream);
+    launch_exhaustive<true>(rows, columns, list, count, chunk_nearest, nearest, stream);
   else
-    launch_exhaustive<false>(rows, columns, list, count, nearest, stream);
+    launch_exhaustive<false>(rows, columns, list, count, chunk_nearest, nearest, stream);
 }
 
 }  // namespace
 
 void rerank(const StagedSet& rows, const StagedSet& columns, const SetBounds* column_bounds,
             const ScreenEntry* partial, int splits, TwoNearest* nearest, int* exhaustive_rows,
-            int* exhaustive_count, cudaStream_t stream) {
+            int* exhaustive_count, TwoNearest* chunk_nearest, cudaStream_t stream) {
   const int blocks = (rows.count + kRerankWarps - 1) / kRerankWarps;
   if (rows.bytes)
     rerank_kernel<true><<<blocks, kRerankWarps * 32, 0, stream>>>(
@@ -218,16 +254,16 @@ void rerank(const StagedSet& rows, const StagedSet& columns, const SetBounds* co
     rerank_kernel<false><<<blocks, kRerankWarps * 32, 0, stream>>>(
         rows, columns, column_bounds, partial, splits, nearest, exhaustive_rows, exhaustive_count);
   check_launch("rerank screened neighbours");
-  exhaustive(rows, columns, exhaustive_rows, exhaustive_count, nearest, stream);
+  exhaustive(rows, columns, exhaustive_rows, exhaustive_count, chunk_nearest, nearest, stream);
 }
 
 void nearest_by_exhaustive_scan(const StagedSet& rows, const StagedSet& columns,
                                 TwoNearest* nearest, int* exhaustive_rows, int* exhaustive_count,
-                                cudaStream_t stream) {
+                                TwoNearest* chunk_nearest, cudaStream_t stream) {
   list_every_row<<<(rows.count + 255) / 256, 256, 0, stream>>>(rows.count, exhaustive_rows,
                                                                exhaustive_count);
   check_launch("list rows for exhaustive scans");
-  exhaustive(rows, columns, exhaustive_rows, exhaustive_count, nearest, stream);
+  exhaustive(rows, columns, exhaustive_rows, exhaustive_count, chunk_nearest, nearest, stream);
 }
 
 void decide_matches(const TwoNearest* forward, const TwoNearest* backward, int query_count,
