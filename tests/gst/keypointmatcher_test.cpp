@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "feature_settings_query.h"
 #include "frame_factory.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cpu_surf.h"
@@ -266,6 +267,114 @@ TEST(KeypointMatcher, ImageReferenceTakesTheStreamsMethodAndParameters) {
   EXPECT_TRUE(errors.empty());
   unref_all(&errors);
   teardown_harness(h);
+}
+
+// The reference-keypoints field of the last message.
+guint reference_keypoints(GstHarness* h) {
+  guint count = 0;
+  auto messages = bus_messages(h, GST_MESSAGE_ELEMENT);
+  for (GstMessage* m : messages)
+    gst_structure_get_uint(gst_message_get_structure(m), "reference-keypoints", &count);
+  unref_all(&messages);
+  return count;
+}
+
+int sift_keypoint_count(const SiftParams& params) {
+  const cv::Mat gray = gray_seen_by_element(object_reference_bgr());
+  return static_cast<int>(CpuSiftExtractor(params)
+                              .extract(gray.data, gray.step, gray.cols, gray.rows)
+                              .keypoints.size());
+}
+
+// gpusiftfilter's parameters reach the reference: a higher contrast threshold, fewer keypoints,
+// exactly as many as the library finds with it.
+TEST(KeypointMatcher, ImageReferenceTakesTheFiltersParameters) {
+  const ReferenceFiles& files = ReferenceFiles::get();
+  SiftParams params;
+  params.upscale = false;
+  params.contrast_threshold = 0.08f;
+  const int expected = sift_keypoint_count(params);
+  params.contrast_threshold = 0.04f;
+  ASSERT_LT(expected, sift_keypoint_count(params));
+  GstHarness* h = find_harness(files.png(), "post-messages=true", "contrast-threshold=0.08");
+  GstBuffer* out = push_scene(h, positive_scenes()[0].bgr);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(reference_keypoints(h), static_cast<guint>(expected));
+  EXPECT_NE(gst_buffer_get_keypoint_object_meta(out), nullptr);
+  gst_buffer_unref(out);
+  teardown_harness(h);
+}
+
+// Keypoints from elsewhere (no gpusiftfilter to ask): gpusiftfilter's defaults with the meta's
+// method and descriptor.
+TEST(KeypointMatcher, WithoutGpusiftfilterUpstreamTheReferenceTakesItsDefaults) {
+  const ReferenceFiles& files = ReferenceFiles::get();
+  const ObjectScene scene = positive_scenes()[4];
+  GstHarness* filter = gst_harness_new_parse("gpusiftfilter backend=cpu");
+  GstBuffer* with_keypoints = push_scene(filter, scene.bgr);
+  gst_harness_teardown(filter);
+  ASSERT_NE(with_keypoints, nullptr);
+
+  GstHarness* h =
+      element_harness("keypointmatcher", "backend=cpu post-messages=true reference=" + files.png());
+  gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_BGR, 640, 480).c_str());
+  GstBuffer* out = push_and_pull(h, with_keypoints);
+  ASSERT_NE(out, nullptr);
+  SiftParams defaults;
+  defaults.upscale = false;
+  EXPECT_EQ(reference_keypoints(h), static_cast<guint>(sift_keypoint_count(defaults)));
+  const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(out);
+  ASSERT_NE(meta, nullptr);
+  EXPECT_LE(object_corner_error(meta, scene.homography, files.size()), 2.0);
+  gst_buffer_unref(out);
+  teardown_harness(h);
+}
+
+// gpusiftfilter answers the query with its properties, for either method.
+TEST(KeypointMatcher, GpusiftfilterAnswersTheFeatureSettingsQuery) {
+  GstElement* filter = gst_element_factory_make("gpusiftfilter", nullptr);
+  ASSERT_NE(filter, nullptr);
+  GstPad* src = gst_element_get_static_pad(filter, "src");
+  gst_util_set_object_arg(G_OBJECT(filter), "descriptor", "rootsift");
+  g_object_set(filter, "contrast-threshold", 0.07, "sigma", 1.8, "upscale", TRUE, "nfeatures", 500,
+               "n-octave-layers", 4, "edge-threshold", 12.0, "max-keypoints", 9000, nullptr);
+  GstQuery* query = gpusift::gst::feature_settings_query_new();
+  ASSERT_TRUE(gst_pad_query(src, query));
+  FeatureConfig config;
+  ASSERT_TRUE(gpusift::gst::parse_feature_settings_query(query, &config));
+  gst_query_unref(query);
+  EXPECT_EQ(config.method, Method::kSift);
+  EXPECT_EQ(config.sift.descriptor, DescriptorFormat::kRootSift);
+  EXPECT_FLOAT_EQ(config.sift.contrast_threshold, 0.07f);
+  EXPECT_FLOAT_EQ(config.sift.sigma, 1.8f);
+  EXPECT_FLOAT_EQ(config.sift.edge_threshold, 12.0f);
+  EXPECT_TRUE(config.sift.upscale);
+  EXPECT_EQ(config.sift.nfeatures, 500);
+  EXPECT_EQ(config.sift.n_octave_layers, 4);
+  EXPECT_EQ(config.sift.max_keypoints, 9000);
+
+  gst_util_set_object_arg(G_OBJECT(filter), "method", "surf");
+  gst_util_set_object_arg(G_OBJECT(filter), "descriptor", "float");
+  g_object_set(filter, "hessian-threshold", 250.0, "n-octaves", 3, "extended", TRUE, "upright",
+               TRUE, nullptr);
+  query = gpusift::gst::feature_settings_query_new();
+  ASSERT_TRUE(gst_pad_query(src, query));
+  ASSERT_TRUE(gpusift::gst::parse_feature_settings_query(query, &config));
+  gst_query_unref(query);
+  EXPECT_EQ(config.method, Method::kSurf);
+  EXPECT_EQ(config.surf.descriptor, DescriptorFormat::kFloat);
+  EXPECT_DOUBLE_EQ(config.surf.hessian_threshold, 250.0);
+  EXPECT_EQ(config.surf.n_octaves, 3);
+  EXPECT_TRUE(config.surf.extended);
+  EXPECT_TRUE(config.surf.upright);
+  EXPECT_EQ(config.surf.nfeatures, 500);
+
+  // Unanswered, the query parses as nothing.
+  query = gpusift::gst::feature_settings_query_new();
+  EXPECT_FALSE(gpusift::gst::parse_feature_settings_query(query, &config));
+  gst_query_unref(query);
+  gst_object_unref(src);
+  gst_object_unref(filter);
 }
 
 TEST(KeypointMatcher, FeaturesFileOfAnotherMethodFailsWithAClearError) {
