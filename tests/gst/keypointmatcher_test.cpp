@@ -20,7 +20,6 @@
 #include "feature_settings_query.h"
 #include "frame_factory.h"
 #include "gpusift/cpu_sift.h"
-#include "gpusift/cpu_surf.h"
 #include "gpusift/extractor.h"
 #include "gpusift/features_file_writer.h"
 #include "object_scenes.h"
@@ -29,52 +28,6 @@
 
 namespace gpusift::testing {
 namespace {
-
-// The reference as an image and as features files, written once for the suite.
-class ReferenceFiles {
- public:
-  static ReferenceFiles& get() {
-    static ReferenceFiles files;
-    return files;
-  }
-  const std::string& png() const { return png_; }
-  const std::string& sift_features() const { return sift_features_; }
-  const std::string& surf_features() const { return surf_features_; }
-  std::string scratch(const std::string& name) const { return dir_.file(name); }
-  cv::Size size() const { return size_; }
-
- private:
-  ReferenceFiles() {
-    const cv::Mat reference = object_reference_bgr();
-    if (reference.empty())
-      return;
-    size_ = reference.size();
-    png_ = dir_.file("reference.png");
-    if (!write_png(reference, png_))
-      ADD_FAILURE() << "cannot write " << png_;
-    // As gpusiftfilter's defaults make them from the gray the element sees.
-    const cv::Mat gray = gray_seen_by_element(reference);
-    SiftParams sift;
-    sift.upscale = false;
-    sift_features_ = dir_.file("reference-sift.gpsf");
-    write_features(CpuSiftExtractor(sift).extract(gray.data, gray.step, gray.cols, gray.rows),
-                   Method::kSift, sift_features_);
-    Features surf;
-    CpuSurfExtractor(SurfParams{}).extract(gray.data, gray.step, gray.cols, gray.rows, &surf);
-    surf_features_ = dir_.file("reference-surf.gpsf");
-    write_features(surf, Method::kSurf, surf_features_);
-  }
-
-  void write_features(const Features& features, Method method, const std::string& path) {
-    FeaturesFileWriter writer(path);
-    writer.write_frame(features, method, size_.width, size_.height, kFeaturesNoPts);
-    writer.close();
-  }
-
-  ScratchDir dir_;
-  cv::Size size_;
-  std::string png_, sift_features_, surf_features_;
-};
 
 // gpusiftfilter and keypointmatcher on the CPU, in a harness with a bus for their messages.
 GstHarness* find_harness(const std::string& reference, const std::string& properties = "",

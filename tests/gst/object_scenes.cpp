@@ -2,6 +2,7 @@
 
 #include <glib/gstdio.h>
 #include <gst/video/video.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,9 @@
 #include <random>
 
 #include "frame_factory.h"
+#include "gpusift/cpu_sift.h"
+#include "gpusift/cpu_surf.h"
+#include "gpusift/features_file_writer.h"
 #include "test_images.h"
 
 namespace gpusift::testing {
@@ -215,6 +219,43 @@ ScratchDir::~ScratchDir() {
     g_dir_close(dir);
   }
   g_rmdir(path_.c_str());
+}
+
+namespace {
+
+void write_features(const Features& features, Method method, cv::Size size,
+                    const std::string& path) {
+  FeaturesFileWriter writer(path);
+  writer.write_frame(features, method, size.width, size.height, kFeaturesNoPts);
+  writer.close();
+}
+
+}  // namespace
+
+const ReferenceFiles& ReferenceFiles::get() {
+  static const ReferenceFiles files;
+  return files;
+}
+
+ReferenceFiles::ReferenceFiles() {
+  const cv::Mat reference = object_reference_bgr();
+  if (reference.empty())
+    return;
+  size_ = reference.size();
+  png_ = dir_.file("reference.png");
+  if (!write_png(reference, png_))
+    ADD_FAILURE() << "cannot write " << png_;
+  // As gpusiftfilter's defaults make them from the gray the element sees.
+  const cv::Mat gray = gray_seen_by_element(reference);
+  SiftParams sift;
+  sift.upscale = false;
+  sift_features_ = dir_.file("reference-sift.gpsf");
+  write_features(CpuSiftExtractor(sift).extract(gray.data, gray.step, gray.cols, gray.rows),
+                 Method::kSift, size_, sift_features_);
+  Features surf;
+  CpuSurfExtractor(SurfParams{}).extract(gray.data, gray.step, gray.cols, gray.rows, &surf);
+  surf_features_ = dir_.file("reference-surf.gpsf");
+  write_features(surf, Method::kSurf, size_, surf_features_);
 }
 
 }  // namespace gpusift::testing

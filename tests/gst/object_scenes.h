@@ -54,4 +54,24 @@ class ScratchDir {
   std::string path_;
 };
 
+// The reference as an image and as features files (SIFT with gpusiftfilter's defaults, SURF
+// with OpenCV's), written once per process into a scratch folder.
+class ReferenceFiles {
+ public:
+  static const ReferenceFiles& get();
+  const std::string& png() const { return png_; }
+  const std::string& sift_features() const { return sift_features_; }
+  const std::string& surf_features() const { return surf_features_; }
+  // A path in the scratch folder, for a test's own files.
+  std::string scratch(const std::string& name) const { return dir_.file(name); }
+  cv::Size size() const { return size_; }
+
+ private:
+  ReferenceFiles();
+
+  ScratchDir dir_;
+  cv::Size size_;
+  std::string png_, sift_features_, surf_features_;
+};
+
 }  // namespace gpusift::testing
