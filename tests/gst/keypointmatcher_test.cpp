@@ -2,6 +2,7 @@
 // backgrounds under rotation, scale and perspective is found within 2 px at every corner, 50
 // frames without it give no detection; features-file references, every unreadable reference,
 // buffers without keypoints, caps changes, messages, properties, and state cycles without leaks.
+#include <glib/gstdio.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointobjectmeta.h>
@@ -561,6 +562,56 @@ TEST(KeypointMatcher, MatchersInARowAddOneDetectionEach) {
   EXPECT_EQ(gst_buffer_get_keypoint_object_meta_by_label(out, "third"), nullptr);
   gst_buffer_unref(out);
   gst_harness_teardown(h);
+}
+
+// Runs a command; its exit status (0 for success) and its output.
+int run_command(const std::vector<std::string>& args, std::string* out, std::string* err) {
+  std::vector<gchar*> argv;
+  for (const std::string& a : args)
+    argv.push_back(const_cast<gchar*>(a.c_str()));
+  argv.push_back(nullptr);
+  gchar* standard_output = nullptr;
+  gchar* standard_error = nullptr;
+  gint status = 0;
+  GError* error = nullptr;
+  if (!g_spawn_sync(nullptr, argv.data(), nullptr, G_SPAWN_DEFAULT, nullptr, nullptr,
+                    &standard_output, &standard_error, &status, &error)) {
+    ADD_FAILURE() << error->message;
+    g_clear_error(&error);
+    return -1;
+  }
+  *out = standard_output ? standard_output : "";
+  *err = standard_error ? standard_error : "";
+  g_free(standard_output);
+  g_free(standard_error);
+  const bool ok = g_spawn_check_wait_status(status, nullptr);
+  return ok ? 0 : (status ? status : -1);
+}
+
+// pipelines/find-object.sh on a still scene: a message saying the object was found, an MP4 with
+// its outline; a missing reference ends it with the element's error.
+TEST(KeypointMatcher, FindObjectExampleFindsTheReferenceAndFailsOnAMissingOne) {
+  const char* script = g_getenv("GPUSIFT_FIND_OBJECT_EXAMPLE");
+  if (!script)
+    GTEST_SKIP() << "GPUSIFT_FIND_OBJECT_EXAMPLE is not set (meson test sets it)";
+  GstElementFactory* x264 = gst_element_factory_find("x264enc");
+  if (!x264)
+    GTEST_SKIP() << "x264enc (gstreamer1.0-plugins-ugly) is not installed";
+  gst_object_unref(x264);
+  const ReferenceFiles& files = ReferenceFiles::get();
+  const std::string scene = files.scratch("example-scene.png");
+  const std::string video = files.scratch("example.mp4");
+  ASSERT_TRUE(write_png(positive_scenes()[9].bgr, scene));
+  std::string out, err;
+  EXPECT_EQ(run_command({script, scene, files.png(), video, "cat"}, &out, &err), 0) << err;
+  EXPECT_NE(out.find("found=(boolean)true"), std::string::npos) << out << err;
+  EXPECT_NE(out.find("label=(string)cat"), std::string::npos) << out;
+  GStatBuf status;
+  ASSERT_EQ(g_stat(video.c_str(), &status), 0);
+  EXPECT_GT(status.st_size, 0);
+
+  EXPECT_NE(run_command({script, scene, files.scratch("missing.png")}, &out, &err), 0);
+  EXPECT_NE(err.find("Cannot find the reference"), std::string::npos) << err;
 }
 
 TEST(KeypointMatcher, PropertiesHaveTheirDefaults) {
