@@ -121,6 +121,8 @@ bool ObjectReference::load_features_file(ReferenceLoadError* error) {
   const FeaturesRecordHeader& h = frame.header;
   if (problem.empty() && (h.flags & kFeaturesRecordNoFeatures))
     problem = "its first frame carried no features";
+  if (problem.empty() && (h.width == 0 || h.height == 0))
+    problem = "its first frame has no size";
   if (problem.empty() && h.descriptor_type == DescriptorStorage::kNone)
     problem =
         "its first frame has no descriptors: write it with descriptor=float, uint8 or "

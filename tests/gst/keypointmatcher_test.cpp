@@ -363,6 +363,17 @@ std::vector<BadReference> bad_references() {
   g_free(features);
   const std::string empty_features = files.scratch("empty.gpsf");
   FeaturesFileWriter(empty_features).close();
+  const std::string sizeless = files.scratch("sizeless.gpsf");
+  {
+    Features features;
+    features.keypoints.assign(8, Keypoint{1.0f, 2.0f, 3.0f, 0.0f, 0.1f, 0, -1});
+    features.descriptor_format = DescriptorFormat::kFloat;
+    features.descriptor_size = 128;
+    features.float_descriptors.assign(8 * 128, 0.05f);
+    FeaturesFileWriter writer(sizeless);
+    writer.write_frame(features, Method::kSift, 0, 0, kFeaturesNoPts);
+    writer.close();
+  }
   return {
       {"missing", files.scratch("missing.png"), GST_RESOURCE_ERROR_NOT_FOUND, "Cannot find"},
       {"none", "", GST_RESOURCE_ERROR_NOT_FOUND, "No reference"},
@@ -371,6 +382,8 @@ std::vector<BadReference> bad_references() {
       {"truncated features", truncated, GST_RESOURCE_ERROR_OPEN_READ,
        "Cannot use the reference features file"},
       {"features without frames", empty_features, GST_RESOURCE_ERROR_OPEN_READ,
+       "Cannot use the reference features file"},
+      {"features without a size", sizeless, GST_RESOURCE_ERROR_OPEN_READ,
        "Cannot use the reference features file"},
   };
 }
