@@ -74,7 +74,7 @@ std::vector<ObjectScene> all_scenes() {
 TEST(KeypointMatcherCuda, GpuAndCpuMatchingGiveIdenticalDetections) {
   const ReferenceFiles& files = ReferenceFiles::get();
   const std::vector<ObjectScene> scenes = all_scenes();
-  ASSERT_EQ(scenes.size(), 62u);
+  ASSERT_EQ(scenes.size(), 69u);
   const std::string reference = "reference=\"" + files.sift_features() + "\"";
   const auto gpu = run_scenes("backend=cuda " + reference, scenes);
   const auto cpu = run_scenes("backend=cpu " + reference, scenes);
@@ -96,7 +96,7 @@ TEST(KeypointMatcherCuda, GpuAndCpuMatchingGiveIdenticalDetections) {
     EXPECT_EQ(0, std::memcmp(g.object.corners, c.object.corners, sizeof(g.object.corners)))
         << scenes[i].name;
   }
-  EXPECT_EQ(found, 12);
+  EXPECT_EQ(found, 19);
 }
 
 TEST(KeypointMatcherCuda, FindsEveryPositiveWithinTwoPixelsAndNoNegative) {

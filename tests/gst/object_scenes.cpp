@@ -108,12 +108,25 @@ cv::Mat object_reference_bgr() {
 
 std::vector<ObjectScene> positive_scenes() {
   static const Placement placements[] = {
-      {"astronaut.png", 0.0, 1.0, 0.0, 0.0},        {"brick.png", 20.0, 0.9, 0.0, 0.0},
-      {"grass.png", -35.0, 1.2, 0.0, 0.0},          {"gravel.png", 60.0, 0.8, 0.0, 0.0},
-      {"camera.png", 90.0, 1.0, 0.0, 0.0},          {"astronaut.png", 180.0, 0.7, 0.0, 0.0},
-      {"brick.png", -150.0, 0.6, 0.0, 0.0},         {"grass.png", 5.0, 1.4, 0.0, 0.0},
-      {"gravel.png", 10.0, 1.0, 0.0012, 0.0},       {"camera.png", -15.0, 1.1, 0.0, -0.0012},
-      {"astronaut.png", 30.0, 0.9, 0.0008, 0.0008}, {"brick.png", -120.0, 1.0, -0.001, 0.0005},
+      {"astronaut.png", 0.0, 1.0, 0.0, 0.0},
+      {"brick.png", 20.0, 0.9, 0.0, 0.0},
+      {"grass.png", -35.0, 1.2, 0.0, 0.0},
+      {"gravel.png", 60.0, 0.8, 0.0, 0.0},
+      {"camera.png", 90.0, 1.0, 0.0, 0.0},
+      {"astronaut.png", 180.0, 0.7, 0.0, 0.0},
+      {"brick.png", -150.0, 0.6, 0.0, 0.0},
+      {"grass.png", 5.0, 1.4, 0.0, 0.0},
+      {"gravel.png", 10.0, 1.0, 0.0012, 0.0},
+      {"camera.png", -15.0, 1.1, 0.0, -0.0012},
+      {"astronaut.png", 30.0, 0.9, 0.0008, 0.0008},
+      {"brick.png", -120.0, 1.0, -0.001, 0.0005},
+      {"grass.png", 0.0, 0.5, 0.0, 0.0},
+      {"gravel.png", 45.0, 0.45, 0.0, 0.0},
+      {"astronaut.png", 0.0, 1.0, 0.0018, 0.0},
+      {"brick.png", 0.0, 1.0, 0.0, 0.002},
+      {"grass.png", 135.0, 0.8, 0.0015, 0.0015},
+      {"gravel.png", 0.0, 1.6, 0.0, 0.0},
+      {"camera.png", 0.0, 0.9, 0.0025, 0.0},
   };
   const cv::Mat reference = object_reference_bgr();
   std::vector<ObjectScene> scenes;

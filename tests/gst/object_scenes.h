@@ -25,7 +25,8 @@ struct ObjectScene {
 };
 
 // The reference pasted into astronaut, brick, grass, gravel and camera under rotations of up to
-// 180 degrees, scales 0.6-1.4 and perspective; every corner stays inside the frame.
+// 180 degrees, scales 0.45-1.6 and perspective (the far side down to half the near side's
+// length); every corner stays inside the frame.
 std::vector<ObjectScene> positive_scenes();
 // `count` frames without the object: crops of astronaut, brick, grass, gravel, camera and coins
 // at random positions, rotations and scales, and the parts of chelsea.png outside the reference.
