@@ -50,7 +50,9 @@ bool DeviceDescriptorCopies::ensure_pool(GstCudaContext* context, gsize bytes) {
   while (capacity < bytes)
     capacity *= 2;
   GstVideoInfo info;
-  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_GRAY8, kPoolRowBytes,
+  // RGBA because GStreamer 1.20-1.22's CUDA allocator aborts on formats it has no layout for,
+  // GRAY8 among them.
+  gst_video_info_set_format(&info, GST_VIDEO_FORMAT_RGBA, kPoolRowBytes / 4,
                             static_cast<guint>(capacity / kPoolRowBytes));
   GstCaps* caps = gst_video_info_to_caps(&info);
   pool_ = gst_cuda_buffer_pool_new(context);
