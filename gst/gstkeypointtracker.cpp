@@ -19,10 +19,10 @@
 #include "keypoint_tracking.h"
 #include "keypointsdevicemeta.h"
 #include "keypointtracker_settings.h"
+#include "matching_backend.h"
 #include "tracker_frame.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
-#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
 #endif
 
@@ -98,50 +98,14 @@ TrackerSettings current_settings(GstKeypointTracker* self) {
   return copy;
 }
 
-// Resolves `auto`: the GPU when a CUDA context can be had, shared with the neighbours (so with
-// gpusiftfilter's), else the CPU. False after posting an error.
+// Resolves `auto` (matching_backend.h). False after posting an error.
 bool choose_backend(GstKeypointTracker* self, TrackerSettings* settings) {
-  if (settings->backend == Backend::kCpu)
-    return true;
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  if (gst_cuda_load_library() && gst_cuda_ensure_element_context(
-                                     GST_ELEMENT(self), settings->cuda_device_id, &self->context)) {
-    settings->backend = Backend::kCuda;
-    return true;
-  }
-  const char* reason = "no usable CUDA device or driver";
-#else
-  const char* reason = "gpusift was built without the CUDA backend or gstreamer-cuda";
-#endif
-  if (settings->backend == Backend::kCuda) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("The CUDA backend is not available"),
-                      ("%s (backend=cuda)", reason));
-    return false;
-  }
-  // gpusiftfilter upstream already warns when the GPU is missing; once is enough.
-  GST_INFO_OBJECT(self, "%s: matching on the CPU", reason);
-  settings->backend = Backend::kCpu;
-  return true;
+  return gpusift::gst::resolve_matching_backend(GST_ELEMENT(self), settings->cuda_device_id,
+                                                &settings->backend, &self->context);
 }
 
 void post_library_error(GstKeypointTracker* self, const gpusift::Error& error) {
-  switch (error.code()) {
-    case gpusift::ErrorCode::kOutOfMemory:
-      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("Out of memory matching keypoints"),
-                        ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kNoDevice:
-      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No usable CUDA device"), ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kDeviceFailure:
-      GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("CUDA failure"), ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kInvalidArgument:
-    case gpusift::ErrorCode::kFrameTooLarge:
-      GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot match these keypoints"),
-                        ("%s", error.what()));
-      break;
-  }
+  gpusift::gst::post_matching_error(GST_ELEMENT(self), error, "matching keypoints");
 }
 
 void release_runtime(GstKeypointTracker* self) {

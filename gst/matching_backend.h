@@ -1,6 +1,6 @@
-/* What the elements that match keypoints share (keypointmatcher; keypointtracker's logic is the
- * same): the backend choice, with the CUDA context shared with the neighbours, and library errors
- * as GStreamer errors. */
+/* What the elements that match keypoints (keypointtracker, keypointmatcher) share: the backend
+ * choice, with the CUDA context shared with the neighbours, and library errors as GStreamer
+ * errors. */
 #pragma once
 
 #include <gst/gst.h>
