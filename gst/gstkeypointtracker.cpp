@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 
@@ -71,7 +72,22 @@ struct Runtime {
   bool missing_meta_warned = false;
   bool missing_descriptors_warned = false;
   bool device_descriptors_requested = false;
+  // Per-phase wall-clock sums since the last GST_DEBUG summary (microseconds).
+  gpusift::tracking::PhaseTimes phase_sums;
+  double frame_sum_us = 0;    // the frame's features taken from the metas
+  double attach_sum_us = 0;   // the tracks meta, and the message when posted
+  double element_sum_us = 0;  // transform_ip as a whole
+  int timed_frames = 0;
 };
+
+// Frames per GST_DEBUG summary of where the time goes.
+constexpr int kTimingSummaryFrames = 500;
+
+using TimingClock = std::chrono::steady_clock;
+
+double microseconds_between(TimingClock::time_point from, TimingClock::time_point to) {
+  return std::chrono::duration<double, std::micro>(to - from).count();
+}
 
 }  // namespace
 
@@ -217,6 +233,29 @@ void request_device_descriptors(GstKeypointTracker* self) {
   gst_pad_push_event(GST_BASE_TRANSFORM_SINK_PAD(self), gst_keypoints_device_request_new());
 }
 
+void add_timing(GstKeypointTracker* self, double frame_us, double attach_us, double element_us) {
+  Runtime& rt = *self->runtime;
+  const gpusift::tracking::PhaseTimes& t = rt.result.times;
+  gpusift::tracking::PhaseTimes& sum = rt.phase_sums;
+  sum.match += t.match, sum.motion += t.motion, sum.resume += t.resume;
+  sum.keyframe_match += t.keyframe_match, sum.keyframe_motion += t.keyframe_motion;
+  sum.total += t.total;
+  rt.frame_sum_us += frame_us, rt.attach_sum_us += attach_us, rt.element_sum_us += element_us;
+  if (++rt.timed_frames < kTimingSummaryFrames)
+    return;
+  const double n = rt.timed_frames;
+  GST_DEBUG_OBJECT(self,
+                   "mean us per frame over %d frames: element %.1f = frame %.1f + tracker %.1f "
+                   "(match %.1f, motion %.1f, lost tracks %.1f, keyframe match %.1f, keyframe "
+                   "motion %.1f) + meta %.1f",
+                   rt.timed_frames, rt.element_sum_us / n, rt.frame_sum_us / n, sum.total / n,
+                   sum.match / n, sum.motion / n, sum.resume / n, sum.keyframe_match / n,
+                   sum.keyframe_motion / n, rt.attach_sum_us / n);
+  sum = gpusift::tracking::PhaseTimes{};
+  rt.frame_sum_us = rt.attach_sum_us = rt.element_sum_us = 0;
+  rt.timed_frames = 0;
+}
+
 void request_reset(GstKeypointTracker* self, const char* why) {
   GST_DEBUG_OBJECT(self, "tracking starts over: %s", why);
   self->reset_requested->store(true);
@@ -315,10 +354,14 @@ static GstFlowReturn gst_keypoint_tracker_transform_ip(GstBaseTransform* trans, 
   request_device_descriptors(self);
   const TrackerSettings settings = current_settings(self);
   const gint64 start_us = g_get_monotonic_time();
+  const TimingClock::time_point start = TimingClock::now();
+  TimingClock::time_point framed = start;
   try {
     CudaContextScope scope(self->context);
-    rt.tracker->process(gpusift::gst::tracker_frame(buffer, meta, self->context), settings.params,
-                        &rt.result);
+    const gpusift::tracking::FrameFeatures frame =
+        gpusift::gst::tracker_frame(buffer, meta, self->context);
+    framed = TimingClock::now();
+    rt.tracker->process(frame, settings.params, &rt.result);
   } catch (const gpusift::Error& error) {
     rt.tracker->reset();
     post_library_error(self, error);
@@ -330,6 +373,10 @@ static GstFlowReturn gst_keypoint_tracker_transform_ip(GstBaseTransform* trans, 
                  rt.result.tracks_alive);
   if (settings.post_messages)
     post_frame_message(self, buffer, settings.params.model, g_get_monotonic_time() - start_us);
+  const TimingClock::time_point end = TimingClock::now();
+  add_timing(self, microseconds_between(start, framed),
+             microseconds_between(framed, end) - rt.result.times.total,
+             microseconds_between(start, end));
   return GST_FLOW_OK;
 }
 

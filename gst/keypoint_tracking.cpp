@@ -1,6 +1,7 @@
 #include "keypoint_tracking.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 
@@ -11,6 +12,16 @@ namespace {
 struct Point {
   float x, y;
 };
+
+using Clock = std::chrono::steady_clock;
+
+// Microseconds from `start` to now; moves `start` to now.
+double lap_us(Clock::time_point* start) {
+  const Clock::time_point now = Clock::now();
+  const double us = std::chrono::duration<double, std::micro>(now - *start).count();
+  *start = now;
+  return us;
+}
 
 struct TrackState {
   uint64_t id;
@@ -157,13 +168,19 @@ void point_pairs(const std::vector<Match>& matches, const std::vector<Point>& fr
 }
 
 // Matches `frame` to `kept`, one query per train row, and fits the motion kept -> frame.
+// Adds the time of each to *match_us and *motion_us.
 Motion match_and_fit(Matcher* matcher, const KeptFrame& kept, const FrameFeatures& frame,
                      const TrackerParams& p, uint64_t seed, std::vector<Match>* matches,
-                     std::vector<PointPair>* pairs, bool* on_device) {
+                     std::vector<PointPair>* pairs, bool* on_device, double* match_us,
+                     double* motion_us) {
+  Clock::time_point start = Clock::now();
   *on_device = match_sets(matcher, kept, frame, p.match, matches);
+  *match_us += lap_us(&start);
   keep_best_per_train(matches, kept.host.count);
   point_pairs(*matches, kept.points, frame.keypoints, pairs);
-  return fit_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
+  Motion motion = fit_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
+  *motion_us += lap_us(&start);
+  return motion;
 }
 
 }  // namespace
@@ -291,6 +308,7 @@ void KeypointTracker::reset() {
 
 void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p,
                               FrameResult* out) {
+  const Clock::time_point begin = Clock::now();
   State& s = *state_;
   if (s.started && !same_layout(s.previous.host, frame.host))
     reset();
@@ -306,8 +324,9 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
   Matrix3 cumulative = kIdentity;
   bool cumulative_valid = true;
   if (s.started) {
-    const Motion motion = match_and_fit(matcher_, s.previous, frame, p, n, &s.matches, &s.pairs,
-                                        &out->descriptors_on_device);
+    const Motion motion =
+        match_and_fit(matcher_, s.previous, frame, p, n, &s.matches, &s.pairs,
+                      &out->descriptors_on_device, &out->times.match, &out->times.motion);
     out->matches = static_cast<int>(s.matches.size());
     out->inliers = motion.inliers;
     out->motion_valid = motion.valid;
@@ -326,16 +345,18 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
     cumulative =
         motion.valid ? multiply(motion.matrix, s.previous.cumulative) : s.previous.cumulative;
     cumulative_valid = motion.valid && s.previous.cumulative_valid;
+    Clock::time_point start = Clock::now();
     s.resume_lost_tracks(matcher_, frame, p, motion, out);
     s.update_lost_tracks(p, motion, out);
+    out->times.resume = lap_us(&start);
   }
 
   const bool keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
   if (keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < n) {
     bool keyframe_on_device = false;
-    const Motion to_keyframe =
-        match_and_fit(matcher_, s.keyframe, frame, p, n ^ UINT64_C(0x9e3779b97f4a7c15), &s.matches,
-                      &s.pairs, &keyframe_on_device);
+    const Motion to_keyframe = match_and_fit(
+        matcher_, s.keyframe, frame, p, n ^ UINT64_C(0x9e3779b97f4a7c15), &s.matches, &s.pairs,
+        &keyframe_on_device, &out->times.keyframe_match, &out->times.keyframe_motion);
     out->keyframe_matches = static_cast<int>(s.matches.size());
     out->keyframe_inliers = to_keyframe.inliers;
     // One step from the keyframe instead of the frame-to-frame chain since it: less drift.
@@ -370,6 +391,7 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
     s.has_keyframe = true;
     out->keyframe = true;
   }
+  out->times.total = std::chrono::duration<double, std::micro>(Clock::now() - begin).count();
 }
 
 }  // namespace gpusift::tracking

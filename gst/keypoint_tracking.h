@@ -44,6 +44,17 @@ struct TrackAssignment {
   uint32_t age;            // frames since the track began
 };
 
+// Wall-clock microseconds of process()'s phases, for profiling. A match or fit waits for its
+// device work, so that is in its phase.
+struct PhaseTimes {
+  double match = 0;   // to the previous frame
+  double motion = 0;  // its pairs and RANSAC, host refit included
+  double resume = 0;  // lost tracks matched again, and the lost tracks moved on
+  double keyframe_match = 0;
+  double keyframe_motion = 0;
+  double total = 0;  // the whole of process()
+};
+
 struct FrameResult {
   std::vector<TrackAssignment> tracks;  // one per keypoint
   uint64_t frame_number = 0;            // since the last reset
@@ -61,6 +72,7 @@ struct FrameResult {
   int keyframe_inliers = 0;
   bool keyframe = false;               // this frame became the keyframe
   bool descriptors_on_device = false;  // matched to the previous frame in device memory
+  PhaseTimes times;
 };
 
 class KeypointTracker {

@@ -30,24 +30,61 @@ struct PairScore {
   double cost = 0;
 };
 
-PairScore score_pairs(const double* h, const std::vector<PointPair>& pairs, double threshold_sq,
-                      std::vector<uint8_t>* mask, std::vector<uint32_t>* inliers) {
-  mask->resize(pairs.size());
-  if (inliers)
-    inliers->resize(pairs.size());
-  PairScore score;
-  for (size_t i = 0; i < pairs.size(); ++i) {
+typedef double Double4 __attribute__((vector_size(32)));
+typedef long long Long4 __attribute__((vector_size(32)));
+
+// Per pair, is_inlier's test and the squared reprojection error capped at the threshold's square
+// (NaN, from w = 0, counts as the threshold), four pairs at a time. Element-wise, so every lane
+// rounds as scalar code would: the same bits as is_inlier, on any of the clones.
+__attribute__((target_clones("avx2", "default"))) void pair_errors(const double* h,
+                                                                   const PointPair* pairs,
+                                                                   size_t count,
+                                                                   double threshold_sq,
+                                                                   uint8_t* mask, double* capped) {
+  size_t i = 0;
+  for (; i + 4 <= count; i += 4) {
+    Double4 x, y, u, v;
+    for (int k = 0; k < 4; ++k) {
+      x[k] = pairs[i + k].from_x, y[k] = pairs[i + k].from_y;
+      u[k] = pairs[i + k].to_x, v[k] = pairs[i + k].to_y;
+    }
+    const Double4 w = (h[6] * x + h[7] * y) + h[8];
+    const Double4 ex = ((h[0] * x + h[1] * y) + h[2]) - u * w;
+    const Double4 ey = ((h[3] * x + h[4] * y) + h[5]) - v * w;
+    const Double4 squared = ex * ex + ey * ey;
+    const Double4 w_squared = w * w;
+    const Long4 inlier = squared < threshold_sq * w_squared;
+    const Double4 e = squared / w_squared;
+    const Long4 below = e < threshold_sq;
+    for (int k = 0; k < 4; ++k) {
+      mask[i + k] = inlier[k] != 0;
+      capped[i + k] = below[k] ? e[k] : threshold_sq;
+    }
+  }
+  for (; i < count; ++i) {
     const PointPair& p = pairs[i];
-    const bool inlier = is_inlier(h, p, threshold_sq);
-    (*mask)[i] = inlier;
-    if (inliers)
-      (*inliers)[score.inliers] = static_cast<uint32_t>(i);
-    score.inliers += inlier;
+    mask[i] = is_inlier(h, p, threshold_sq);
     const double w = (h[6] * p.from_x + h[7] * p.from_y) + h[8];
     const double ex = ((h[0] * p.from_x + h[1] * p.from_y) + h[2]) - p.to_x * w;
     const double ey = ((h[3] * p.from_x + h[4] * p.from_y) + h[5]) - p.to_y * w;
     const double e = (ex * ex + ey * ey) / (w * w);
-    score.cost += e < threshold_sq ? e : threshold_sq;  // NaN (w = 0) counts as the threshold
+    capped[i] = e < threshold_sq ? e : threshold_sq;
+  }
+}
+
+PairScore score_pairs(const double* h, const std::vector<PointPair>& pairs, double threshold_sq,
+                      std::vector<uint8_t>* mask, std::vector<uint32_t>* inliers) {
+  mask->resize(pairs.size());
+  std::vector<double> capped(pairs.size());
+  pair_errors(h, pairs.data(), pairs.size(), threshold_sq, mask->data(), capped.data());
+  if (inliers)
+    inliers->resize(pairs.size());
+  PairScore score;
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    if (inliers)
+      (*inliers)[score.inliers] = static_cast<uint32_t>(i);
+    score.inliers += (*mask)[i];
+    score.cost += capped[i];  // in pair order: the cost decides whether the refit is kept
   }
   if (inliers)
     inliers->resize(static_cast<size_t>(score.inliers));
