@@ -17,6 +17,7 @@
 #include "gpusift/keypoint.h"
 #include "gpusiftfilter_settings.h"
 #include "keypointsdevicemeta.h"
+#include "video_frame_check.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
@@ -241,17 +242,17 @@ bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
 
 // The luma row pitch. Device memory without a GstVideoMeta is laid out as its GstCudaMemory
 // says (pitched allocations), not as the caps' default strides.
-size_t luma_stride(GstBuffer* buffer, const GstVideoFrame* frame, bool on_device) {
+gint luma_stride(GstBuffer* buffer, const GstVideoFrame* frame, bool on_device) {
 #ifdef GPUSIFT_HAVE_GST_CUDA
   if (on_device && !gst_buffer_get_video_meta(buffer)) {
     const GstCudaMemory* memory = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(buffer, 0));
-    return static_cast<size_t>(GST_VIDEO_INFO_PLANE_STRIDE(&memory->info, 0));
+    return GST_VIDEO_INFO_PLANE_STRIDE(&memory->info, 0);
   }
 #else
   (void)buffer;
   (void)on_device;
 #endif
-  return static_cast<size_t>(GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0));
+  return GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);
 }
 
 // A copy of data[0..size) that the meta owns: a SURF frame's descriptors pass 2 MB at 1080p,
@@ -414,6 +415,13 @@ static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, Gs
     GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Unsupported video format"), (nullptr));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  const std::string layout_problem = gpusift::gst::buffer_layout_problem(buffer, rt.info);
+  if (!layout_problem.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
+                      ("The buffer does not hold the frame its caps describe"),
+                      ("%s", layout_problem.c_str()));
+    return GST_FLOW_ERROR;
+  }
   const bool on_device = can_read_on_device(self, buffer);
   GstMapFlags flags = GST_MAP_READ;
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -422,12 +430,26 @@ static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, Gs
 #endif
   GstVideoFrame frame;
   if (!gst_video_frame_map(&frame, &rt.info, buffer, flags)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot map the video frame"), (nullptr));
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot map the video frame"),
+                      ("a plane's offset outside the buffer of %" G_GSIZE_FORMAT
+                       " bytes, or memory that cannot be mapped for reading",
+                       gst_buffer_get_size(buffer)));
+    return GST_FLOW_ERROR;
+  }
+  const gint stride = luma_stride(buffer, &frame, on_device);
+  const std::string rows_problem = gpusift::gst::plane_rows_problem(
+      frame, 0, stride,
+      static_cast<size_t>(GST_VIDEO_FRAME_WIDTH(&frame)) * gpusift::bytes_per_pixel(format),
+      GST_VIDEO_FRAME_HEIGHT(&frame));
+  if (!rows_problem.empty()) {
+    gst_video_frame_unmap(&frame);
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("The frame's rows leave its buffer"),
+                      ("%s", rows_problem.c_str()));
     return GST_FLOW_ERROR;
   }
   const gpusift::FrameView view{
       GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-      luma_stride(buffer, &frame, on_device),
+      static_cast<size_t>(stride),
       GST_VIDEO_FRAME_WIDTH(&frame),
       GST_VIDEO_FRAME_HEIGHT(&frame),
       format,

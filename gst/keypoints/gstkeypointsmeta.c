@@ -47,11 +47,18 @@ static gboolean descriptor_type_is_valid(GstKeypointsDescriptorType type) {
          type == GST_KEYPOINTS_DESCRIPTOR_UINT8;
 }
 
-/* Byte size of n_keypoints descriptor rows; FALSE on overflow. */
+/* Byte size of n_keypoints keypoints; FALSE past the maximum or on overflow. */
+static gboolean keypoint_bytes_size(gsize n_keypoints, gsize* size) {
+  return n_keypoints <= GST_KEYPOINTS_MAX_KEYPOINTS &&
+         g_size_checked_mul(size, n_keypoints, sizeof(GstKeypoint));
+}
+
+/* Byte size of n_keypoints descriptor rows; FALSE past the maximum row or on overflow. */
 static gboolean descriptor_bytes_size(guint n_keypoints, GstKeypointsDescriptorType type,
                                       guint descriptor_size, gsize* size) {
   gsize row;
-  return g_size_checked_mul(&row, descriptor_size,
+  return descriptor_size <= GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE &&
+         g_size_checked_mul(&row, descriptor_size,
                             gst_keypoints_descriptor_type_element_size(type)) &&
          g_size_checked_mul(size, row, n_keypoints);
 }
@@ -110,6 +117,7 @@ GstKeypointsMeta* gst_buffer_add_keypoints_meta(GstBuffer* buffer, GstKeypointsM
                                                 const GstKeypoint* keypoints, guint n_keypoints,
                                                 GstKeypointsDescriptorType descriptor_type,
                                                 guint descriptor_size, gconstpointer descriptors) {
+  gsize keypoints_size = 0;
   gsize descriptors_size = 0;
   GBytes* descriptor_bytes = NULL;
 
@@ -117,6 +125,7 @@ GstKeypointsMeta* gst_buffer_add_keypoints_meta(GstBuffer* buffer, GstKeypointsM
   g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
   g_return_val_if_fail(method_is_valid(method), NULL);
   g_return_val_if_fail(width > 0 && height > 0, NULL);
+  g_return_val_if_fail(keypoint_bytes_size(n_keypoints, &keypoints_size), NULL);
   g_return_val_if_fail(n_keypoints == 0 || keypoints != NULL, NULL);
   g_return_val_if_fail(descriptor_type_is_valid(descriptor_type), NULL);
   g_return_val_if_fail((descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) == (descriptor_size == 0),
@@ -131,8 +140,7 @@ GstKeypointsMeta* gst_buffer_add_keypoints_meta(GstBuffer* buffer, GstKeypointsM
   if (descriptor_type != GST_KEYPOINTS_DESCRIPTOR_NONE) {
     descriptor_bytes = g_bytes_new(descriptors, descriptors_size);
   }
-  return add_meta_take(buffer, method, width, height,
-                       g_bytes_new(keypoints, (gsize)n_keypoints * sizeof(GstKeypoint)),
+  return add_meta_take(buffer, method, width, height, g_bytes_new(keypoints, keypoints_size),
                        descriptor_type, descriptor_size, descriptor_bytes);
 }
 
@@ -150,7 +158,7 @@ GstKeypointsMeta* gst_buffer_add_keypoints_meta_from_bytes(
   g_return_val_if_fail(keypoints != NULL, NULL);
   keypoints_size = g_bytes_get_size(keypoints);
   g_return_val_if_fail(keypoints_size % sizeof(GstKeypoint) == 0, NULL);
-  g_return_val_if_fail(keypoints_size / sizeof(GstKeypoint) <= G_MAXUINT, NULL);
+  g_return_val_if_fail(keypoints_size / sizeof(GstKeypoint) <= GST_KEYPOINTS_MAX_KEYPOINTS, NULL);
   n_keypoints = (guint)(keypoints_size / sizeof(GstKeypoint));
   g_return_val_if_fail(descriptor_type_is_valid(descriptor_type), NULL);
   g_return_val_if_fail((descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) == (descriptor_size == 0),

@@ -72,6 +72,21 @@ typedef struct {
 } GstKeypoint;
 
 /**
+ * GST_KEYPOINTS_MAX_KEYPOINTS:
+ *
+ * The most keypoints one meta carries, 16777216 (gpusiftfilter keeps at most 4194304). A count
+ * past it, or a byte size past what gsize holds, is refused before anything is allocated.
+ */
+#define GST_KEYPOINTS_MAX_KEYPOINTS 16777216
+
+/**
+ * GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE:
+ *
+ * The most values in one descriptor row, 4096 (SIFT has 128, SURF 64 or 128).
+ */
+#define GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE 4096
+
+/**
  * GstKeypointsMeta:
  * @meta: the parent #GstMeta
  * @method: the method that produced the features
@@ -127,9 +142,10 @@ const GstMetaInfo* gst_keypoints_meta_get_info(void);
  * @width: width of the coordinate space, > 0
  * @height: height of the coordinate space, > 0
  * @keypoints: (array length=n_keypoints) (nullable): the keypoints
- * @n_keypoints: number of keypoints
+ * @n_keypoints: number of keypoints, at most %GST_KEYPOINTS_MAX_KEYPOINTS
  * @descriptor_type: the type of a descriptor value
- * @descriptor_size: values per row; 0 exactly when @descriptor_type is NONE
+ * @descriptor_size: values per row; 0 exactly when @descriptor_type is NONE, at most
+ *   %GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE
  * @descriptors: (nullable): n_keypoints rows of descriptor_size values, %NULL when
  *   @descriptor_type is NONE
  *

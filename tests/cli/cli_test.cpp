@@ -233,6 +233,17 @@ TEST_F(CliTest, DrawWritesTheImage) {
   EXPECT_EQ(drawn.channels(), 3);
 }
 
+TEST_F(CliTest, MislabelledImagesAreReadByTheirContent) {
+  std::filesystem::copy_file(image("camera.png"), path("png-named.jpg"));
+  std::filesystem::copy_file(image("camera.pnm"), path("pnm-named.png"));
+  ASSERT_EQ(run({"--backend", "cpu", image("camera.png"), "-o", path("right.csv")}).exit_status, 0);
+  for (const char* name : {"png-named.jpg", "pnm-named.png"}) {
+    const ChildResult r = run({"--backend", "cpu", path(name), "-o", path("mislabelled.csv")});
+    ASSERT_EQ(r.exit_status, 0) << name << ": " << r.err;
+    EXPECT_EQ(read_lines(path("mislabelled.csv")), read_lines(path("right.csv"))) << name;
+  }
+}
+
 TEST_F(CliTest, ListBackendsListsCpu) {
   const ChildResult r = run({"--list-backends"});
   ASSERT_EQ(r.exit_status, 0) << r.err;
@@ -290,8 +301,30 @@ class CliBadInput : public CliTest, public ::testing::WithParamInterface<BadInpu
   }
 };
 
+// The hostile input files, in the scratch folder.
+void write_hostile_files(const std::string& dir) {
+  std::ofstream(dir + "/not-an-image.png") << "this is text, not a PNG\n";
+  std::ofstream(dir + "/text.pnm") << "this is text, not a PNM\n";
+  std::ofstream(dir + "/empty.png").close();
+  const auto copy_head = [&](const std::string& from, const std::string& to, size_t bytes) {
+    std::ifstream in(kDataDir + "/" + from, std::ios::binary);
+    std::string head(bytes, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(bytes));
+    std::ofstream(dir + "/" + to, std::ios::binary).write(head.data(), in.gcount());
+  };
+  copy_head("camera.png", "truncated.png", 2000);
+  copy_head("camera.pnm", "truncated.pnm", 512 * 256);  // half of the pixels
+  // A header claiming 20000x20000 (400 MB of pixels) followed by 4 kB.
+  std::ofstream(dir + "/huge.pnm", std::ios::binary) << "P5\n20000 20000\n255\n"
+                                                     << std::string(4096, '\x80');
+  std::ofstream(dir + "/wide.pnm", std::ios::binary) << "P5\n16385 1\n255\n"
+                                                     << std::string(16385, '\x80');
+  for (const char* name : {"full.gpsf", "full.png"})
+    std::filesystem::create_symlink("/dev/full", dir + "/" + name);
+}
+
 TEST_P(CliBadInput, ExitsWithOneStderrLine) {
-  std::ofstream(path("not-an-image.png")) << "this is text, not a PNG\n";
+  write_hostile_files(dir_);
   const ChildResult r = run(expanded_args());
   EXPECT_EQ(r.exit_status, kFailureStatus) << r.out << r.err;
   EXPECT_TRUE(is_one_error_line(r.err)) << "stderr: [" << r.err << "]";
@@ -358,6 +391,68 @@ const std::vector<BadInput>& bad_inputs() {
       {"OutputIsAFolder", {"@DATA@/camera.png", "--descriptor", "none", "-o", "@TMP@"}},
       {"DrawingExtensionUnknown",
        {"@DATA@/camera.png", "--draw", "@TMP@/out.nosuchformat", "-o", "@TMP@/out.csv"}},
+      // Hostile files.
+      {"EmptyImageFile", {"@TMP@/empty.png", "-o", "@TMP@/out.csv"}, "empty.png is empty"},
+      {"TruncatedPng", {"@TMP@/truncated.png", "-o", "@TMP@/out.csv"}, "cannot decode"},
+      {"TruncatedPnm", {"@TMP@/truncated.pnm", "-o", "@TMP@/out.csv"}, "cannot decode"},
+      {"TextNamedPnm", {"@TMP@/text.pnm", "-o", "@TMP@/out.csv"}, "cannot decode"},
+      {"PnmHeaderOf20000x20000WithShortData",
+       {"@TMP@/huge.pnm", "-o", "@TMP@/out.gpsf"},
+       "cannot decode"},
+      {"ImageWiderThanTheLimit", {"@TMP@/wide.pnm", "-o", "@TMP@/out.csv"}, "larger than"},
+      // Values that are not finite, negative where they cannot be, or overflow their type.
+      {"InfSigma", {"@DATA@/camera.png", "--sigma", "inf", "-o", "@TMP@/o.csv"}, "bad value 'inf'"},
+      {"NanSigma", {"@DATA@/camera.png", "--sigma", "nan", "-o", "@TMP@/o.csv"}, "bad value 'nan'"},
+      {"MinusInfEdgeThreshold",
+       {"@DATA@/camera.png", "--edge-threshold", "-inf", "-o", "@TMP@/o.csv"},
+       "bad value '-inf' for --edge-threshold"},
+      {"MinusNanHessianThreshold",
+       {"@DATA@/camera.png", "--method", "surf", "--hessian-threshold", "-nan", "-o",
+        "@TMP@/o.csv"},
+       "bad value '-nan'"},
+      {"InfHessianThreshold",
+       {"@DATA@/camera.png", "--method", "surf", "--hessian-threshold", "inf", "-o", "@TMP@/o.csv"},
+       "bad value 'inf'"},
+      {"ContrastThresholdOverflowsFloat",
+       {"@DATA@/camera.png", "--contrast-threshold", "1e999", "-o", "@TMP@/o.csv"},
+       "bad value '1e999'"},
+      {"ContrastThresholdPastFloat",
+       {"@DATA@/camera.png", "--contrast-threshold", "1e39", "-o", "@TMP@/o.csv"},
+       "bad value '1e39'"},
+      {"NfeaturesOverflowsLong",
+       {"@DATA@/camera.png", "--nfeatures", "99999999999999999999", "-o", "@TMP@/o.csv"},
+       "bad value"},
+      {"MaxKeypointsPastInt",
+       {"@DATA@/camera.png", "--max-keypoints", "2147483648", "-o", "@TMP@/o.csv"},
+       "bad value"},
+      {"NegativeMaxKeypoints",
+       {"@DATA@/camera.png", "--max-keypoints", "-5", "-o", "@TMP@/o.csv"},
+       "bad value '-5'"},
+      {"NegativeCudaDevice",
+       {"@DATA@/camera.png", "--cuda-device", "-1", "-o", "@TMP@/o.csv"},
+       "bad value '-1'"},
+      {"FractionalBenchRuns", {"@DATA@/camera.png", "--bench", "1e3", "-o", "@TMP@/o.csv"}},
+      {"HexNfeatures", {"@DATA@/camera.png", "--nfeatures", "0x10", "-o", "@TMP@/o.csv"}},
+      {"OctaveLayersWithLeadingSpace",
+       {"@DATA@/camera.png", "--n-octave-layers", " 3", "-o", "@TMP@/o.csv"},
+       "bad value ' 3'"},
+      // Outputs that cannot be written.
+      {"OutputIsDevFull",
+       {"@DATA@/camera.png", "--descriptor", "none", "-o", "/dev/full"},
+       "No space left on device"},
+      {"FeaturesFileOnDevFull",
+       {"@DATA@/camera.png", "--descriptor", "none", "-o", "@TMP@/full.gpsf"},
+       "No space left on device"},
+      {"DrawingOnDevFull",
+       {"@DATA@/camera.png", "--descriptor", "none", "--draw", "@TMP@/full.png", "-o",
+        "@TMP@/out.csv"},
+       "full.png: No space left on device"},
+      {"OutputIsAKernelFile",
+       {"@DATA@/camera.png", "--descriptor", "none", "-o", "/proc/version"},
+       "cannot write /proc/version"},
+      {"OutputInAFolderThatTakesNoFiles",
+       {"@DATA@/camera.png", "--descriptor", "none", "-o", "/proc/gpusift-test.csv"},
+       "cannot write /proc/gpusift-test.csv"},
   };
   return inputs;
 }

@@ -15,6 +15,7 @@
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cpu_surf.h"
 #include "gpusift/extractor.h"
+#include "gst_test_support.h"
 #include "test_images.h"
 
 namespace gpusift::testing {
@@ -478,31 +479,7 @@ TEST(GpusiftFilter, SurfWithUint8DescriptorIsASettingsErrorUntilFixed) {
   teardown(h);
 }
 
-// Counts live objects by type name through the leaks tracer (gst_test_main switches it on).
-// The tracer's list holds a reference to every live object, and taking one from an object that a
-// streaming thread is releasing for the last time resurrects it half disposed: so first wait for
-// every task thread of the earlier pipelines to finish.
-int live_objects_named(const char* type_name) {
-  gst_task_cleanup_all();
-  GList* tracers = gst_tracing_get_active_tracers();
-  int count = -1;
-  for (GList* t = tracers; t; t = t->next) {
-    if (g_strcmp0(G_OBJECT_TYPE_NAME(t->data), "GstLeaksTracer") != 0)
-      continue;
-    GstStructure* live = nullptr;
-    g_signal_emit_by_name(t->data, "get-live-objects", &live);
-    const GValue* leaks = gst_structure_get_value(live, "live-objects-list");
-    count = 0;
-    for (guint i = 0; i < gst_value_list_get_size(leaks); ++i) {
-      const GstStructure* info = gst_value_get_structure(gst_value_list_get_value(leaks, i));
-      if (g_strcmp0(gst_structure_get_string(info, "type-name"), type_name) == 0)
-        ++count;
-    }
-    gst_structure_free(live);
-  }
-  g_list_free_full(tracers, gst_object_unref);
-  return count;
-}
+using gst_test::live_objects_named;
 
 TEST(GpusiftFilter, SurfWithRootsiftFailsToStartAndLeaksNothing) {
   const int filters_before = live_objects_named("GstGpusiftFilter");

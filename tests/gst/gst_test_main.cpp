@@ -1,9 +1,12 @@
 // main() of the GStreamer suites: the leaks tracer is switched on before gst_init so that the
-// suites can ask it which objects are still alive.
+// suites can ask it which objects are still alive, and GLib warnings and criticals are counted.
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
+#include "gst_test_support.h"
+
 int main(int argc, char** argv) {
+  gst_test::LogCounter::install();
   g_setenv("GST_TRACERS", "leaks", TRUE);
   gst_init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);

@@ -45,6 +45,32 @@ inline std::string caps_string(GstVideoFormat format, int width, int height) {
          ",framerate=30/1";
 }
 
+/* Live objects of a type by name through the leaks tracer (the suites' main() switches it on), or
+ * -1 without the tracer. The tracer's list holds a reference to every live object, and taking one
+ * from an object that a streaming thread is releasing for the last time resurrects it half
+ * disposed: so first wait for every task thread of the earlier pipelines to finish. */
+inline int live_objects_named(const char* type_name) {
+  gst_task_cleanup_all();
+  GList* tracers = gst_tracing_get_active_tracers();
+  int count = -1;
+  for (GList* t = tracers; t; t = t->next) {
+    if (g_strcmp0(G_OBJECT_TYPE_NAME(t->data), "GstLeaksTracer") != 0)
+      continue;
+    GstStructure* live = nullptr;
+    g_signal_emit_by_name(t->data, "get-live-objects", &live);
+    const GValue* objects = gst_structure_get_value(live, "live-objects-list");
+    count = 0;
+    for (guint i = 0; i < gst_value_list_get_size(objects); ++i) {
+      const GstStructure* info = gst_value_get_structure(gst_value_list_get_value(objects, i));
+      if (g_strcmp0(gst_structure_get_string(info, "type-name"), type_name) == 0)
+        ++count;
+    }
+    gst_structure_free(live);
+  }
+  g_list_free_full(tracers, gst_object_unref);
+  return count;
+}
+
 /* A frame with every byte set to fill. */
 inline GstBuffer* make_video_buffer(GstVideoFormat format, int width, int height, guint8 fill) {
   const GstVideoInfo info = video_info(format, width, height);

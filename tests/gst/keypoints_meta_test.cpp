@@ -207,6 +207,106 @@ TEST(KeypointsMeta, InvalidArgumentsAreRefusedWithACritical) {
   gst_buffer_unref(buffer);
 }
 
+/* Sizes no caller can back: each is refused by a critical before any copy or allocation. The
+ * static GBytes claim more bytes than they have, so a copy would read past them. */
+TEST(KeypointsMeta, HostileSizesAreRefusedWithACriticalBeforeAnyAllocation) {
+  const auto keypoints = sample_keypoints();
+  const auto descriptors = sample_descriptors(keypoints.size());
+  const guint n = static_cast<guint>(keypoints.size());
+  GstBuffer* buffer = gst_buffer_new();
+  const int criticals_before = gst_test::LogCounter::criticals();
+  int refusals = 0;
+  const auto expect_refused = [&](GstKeypointsMeta* meta, const char* what) {
+    EXPECT_EQ(meta, nullptr) << what;
+    ++refusals;
+  };
+
+  /* n_keypoints whose byte size overflows gsize on 32-bit hosts, or past the maximum. */
+  for (guint count : {G_MAXUINT, G_MAXUINT / 28 + 1, guint{GST_KEYPOINTS_MAX_KEYPOINTS} + 1}) {
+    expect_refused(
+        gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoints.data(),
+                                      count, GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr),
+        "huge n_keypoints");
+  }
+  /* Rows times count past gsize. */
+  expect_refused(gst_buffer_add_keypoints_meta(
+                     buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoints.data(), G_MAXUINT,
+                     GST_KEYPOINTS_DESCRIPTOR_FLOAT32, G_MAXUINT, descriptors.data()),
+                 "overflowing descriptor bytes");
+  /* Descriptor sizes of 0 and huge. */
+  for (GstKeypointsDescriptorType type :
+       {GST_KEYPOINTS_DESCRIPTOR_FLOAT32, GST_KEYPOINTS_DESCRIPTOR_UINT8}) {
+    for (guint size : {0u, guint{GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE} + 1, 1u << 30, G_MAXUINT}) {
+      expect_refused(
+          gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480,
+                                        keypoints.data(), n, type, size, descriptors.data()),
+          "descriptor size 0 or huge");
+    }
+  }
+  /* NULL arrays with non-zero counts. */
+  expect_refused(gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SURF, 640, 480, nullptr,
+                                               1, GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr),
+                 "NULL keypoints");
+  expect_refused(
+      gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoints.data(),
+                                    n, GST_KEYPOINTS_DESCRIPTOR_UINT8, kDescriptorSize, nullptr),
+      "NULL descriptors");
+
+  /* from_bytes with sizes that do not match. */
+  static const guint8 scratch[64] = {0};
+  GBytes* huge_keypoints =
+      g_bytes_new_static(scratch, (gsize{GST_KEYPOINTS_MAX_KEYPOINTS} + 1) * sizeof(GstKeypoint));
+  expect_refused(gst_buffer_add_keypoints_meta_from_bytes(
+                     buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, huge_keypoints,
+                     GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr),
+                 "from_bytes: too many keypoints");
+  g_bytes_unref(huge_keypoints);
+  GBytes* keypoint_bytes = g_bytes_new(keypoints.data(), keypoints.size() * sizeof(GstKeypoint));
+  GBytes* exact = g_bytes_new(descriptors.data(), descriptors.size() * sizeof(float));
+  GBytes* long_descriptors = g_bytes_new_static(scratch, descriptors.size() * sizeof(float) + 4);
+  GBytes* huge_rows = g_bytes_new_static(scratch, gsize{n} * (1u << 30) * sizeof(float));
+  expect_refused(gst_buffer_add_keypoints_meta_from_bytes(
+                     buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoint_bytes,
+                     GST_KEYPOINTS_DESCRIPTOR_FLOAT32, kDescriptorSize, long_descriptors),
+                 "from_bytes: descriptors too long");
+  expect_refused(gst_buffer_add_keypoints_meta_from_bytes(
+                     buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoint_bytes,
+                     GST_KEYPOINTS_DESCRIPTOR_UINT8, kDescriptorSize, exact),
+                 "from_bytes: float bytes for uint8 rows");
+  expect_refused(gst_buffer_add_keypoints_meta_from_bytes(buffer, GST_KEYPOINTS_METHOD_SIFT, 640,
+                                                          480, keypoint_bytes,
+                                                          GST_KEYPOINTS_DESCRIPTOR_NONE, 0, exact),
+                 "from_bytes: descriptors without a type");
+  expect_refused(gst_buffer_add_keypoints_meta_from_bytes(
+                     buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoint_bytes,
+                     GST_KEYPOINTS_DESCRIPTOR_FLOAT32, kDescriptorSize, nullptr),
+                 "from_bytes: NULL descriptors for keypoints");
+  expect_refused(gst_buffer_add_keypoints_meta_from_bytes(
+                     buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, keypoint_bytes,
+                     GST_KEYPOINTS_DESCRIPTOR_FLOAT32, 1u << 30, huge_rows),
+                 "from_bytes: huge descriptor rows");
+  expect_refused(
+      gst_buffer_add_keypoints_meta_from_bytes(buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480, nullptr,
+                                               GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr),
+      "from_bytes: NULL keypoints");
+  g_bytes_unref(huge_rows);
+  g_bytes_unref(long_descriptors);
+  g_bytes_unref(exact);
+  g_bytes_unref(keypoint_bytes);
+
+  EXPECT_EQ(gst_test::LogCounter::criticals() - criticals_before, refusals);
+  EXPECT_EQ(count_keypoints_metas(buffer), 0u);
+
+  /* The limits themselves are taken. */
+  const std::vector<guint8> widest(GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE * keypoints.size(), 7);
+  EXPECT_NE(gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SIFT, 640, 480,
+                                          keypoints.data(), n, GST_KEYPOINTS_DESCRIPTOR_UINT8,
+                                          GST_KEYPOINTS_MAX_DESCRIPTOR_SIZE, widest.data()),
+            nullptr);
+  EXPECT_EQ(gst_test::LogCounter::criticals() - criticals_before, refusals);
+  gst_buffer_unref(buffer);
+}
+
 TEST(KeypointsMeta, BufferCopiesShareTheArrays) {
   GstBuffer* buffer = gst_test::make_video_buffer(GST_VIDEO_FORMAT_RGBA, 64, 48, 0);
   const GstKeypointsMeta* original = add_sample_meta(buffer);

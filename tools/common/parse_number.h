@@ -1,6 +1,7 @@
 // Strict number parsing for command-line values: the whole text must be one number in range.
 #pragma once
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -8,8 +9,13 @@
 
 namespace gpusift::tools {
 
+// strtol and strtod skip leading white space, which the whole-text rule does not allow.
+inline bool starts_a_number(const std::string& text) {
+  return !text.empty() && !std::isspace(static_cast<unsigned char>(text[0]));
+}
+
 inline bool parse_int(const std::string& text, int min_value, int max_value, int* value) {
-  if (text.empty())
+  if (!starts_a_number(text))
     return false;
   char* end = nullptr;
   errno = 0;
@@ -21,7 +27,7 @@ inline bool parse_int(const std::string& text, int min_value, int max_value, int
 }
 
 inline bool parse_finite_float(const std::string& text, float* value) {
-  if (text.empty())
+  if (!starts_a_number(text))
     return false;
   char* end = nullptr;
   errno = 0;
@@ -33,7 +39,7 @@ inline bool parse_finite_float(const std::string& text, float* value) {
 }
 
 inline bool parse_finite_double(const std::string& text, double* value) {
-  if (text.empty())
+  if (!starts_a_number(text))
     return false;
   char* end = nullptr;
   errno = 0;

@@ -1,6 +1,5 @@
 #include "cli_options.h"
 
-#include <cctype>
 #include <climits>
 #include <string>
 
@@ -123,9 +122,10 @@ bool is_option(const std::string& arg) {
   return arg.size() > 1 && arg[0] == '-';
 }
 
-// "-3" is a (bad) value for --nfeatures, while "-o" after --draw means the value is missing.
+// "-3" and "-inf" are (bad) values for --nfeatures and --sigma, while "-o" or "--help" after
+// --draw means the value is missing.
 bool is_option_name(const std::string& arg) {
-  return is_option(arg) && !std::isdigit(static_cast<unsigned char>(arg[1])) && arg[1] != '.';
+  return arg.rfind("--", 0) == 0 || arg == "-o" || arg == "-h";
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // gpusift-extract: SIFT or SURF features of one image into a CSV or a features file, or of every
 // frame of a video into a features file. See extract_usage() for the options.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -63,6 +64,9 @@ void list_backends() {
 cv::Mat read_gray_image(const std::string& path) {
   if (!std::ifstream(path))
     throw std::runtime_error("cannot open " + path);
+  struct stat status;
+  if (stat(path.c_str(), &status) == 0 && S_ISREG(status.st_mode) && status.st_size == 0)
+    throw std::runtime_error(path + " is empty");
   const MutedStderr muted;
   return cv::imread(path, cv::IMREAD_GRAYSCALE);
 }

@@ -31,7 +31,15 @@ std::unique_ptr<GrayVideoReader> GrayVideoReader::open(const std::string& path) 
   {
     // FFmpeg prints its probing complaints about non-video files straight to stderr.
     const MutedStderr muted;
-    if (!reader->capture_.open(path, cv::CAP_ANY))
+    // The file backends only: CAP_ANY goes on to the camera backends with a name the file
+    // backends refuse, and gphoto2 then probes every USB device (and leaks its list).
+    bool opened = false;
+    for (const int backend : {cv::CAP_FFMPEG, cv::CAP_GSTREAMER}) {
+      opened = reader->capture_.open(path, backend);
+      if (opened)
+        break;
+    }
+    if (!opened)
       return nullptr;
   }
   if (!reader->decode_next())
