@@ -23,7 +23,8 @@ rm -rf .gpu && mkdir -p .gpu/bin .gpu/plugins
 mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -type f \
   -executable -name 'test_*')
 # Nothing here may link OpenCV's imgcodecs: its dependency tree is too large to carry.
-binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-bench-match" "$build/tools/gpusift-demo")
+binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-bench-match" "$build/tools/gpusift-demo"
+  "$build/tools/gpusift-soak")
 cp "${binaries[@]}" .gpu/bin/
 cp "$build"/gst/libgstgpusift.so .gpu/plugins/
 BUNDLE_PLUGINS="x264 coretracers" bash ../shared/gpu/bundle-runtime.sh .gpu/runtime "${binaries[@]}" "$build"/gst/libgstgpusift.so \
