@@ -38,7 +38,9 @@ void keypoint_trails_clear(KeypointTrails* trails) {
 static void trail_resize(Trail* trail, guint capacity) {
   gfloat* xy = g_new(gfloat, 2 * (gsize)capacity);
   const guint kept = MIN(trail->n_points, capacity);
-  memcpy(xy, trail->xy + 2 * (trail->n_points - kept), 2 * kept * sizeof(gfloat));
+  if (kept > 0) { /* a new trail has no points, and no array to copy from */
+    memcpy(xy, trail->xy + 2 * (trail->n_points - kept), 2 * kept * sizeof(gfloat));
+  }
   g_free(trail->xy);
   trail->xy = xy;
   trail->n_points = kept;
