@@ -142,26 +142,4 @@ double median_corner_error(const cv::Matx33d& a, const cv::Matx33d& b, cv::Size 
   return (errors[1] + errors[2]) / 2.0;
 }
 
-int live_objects_named(const char* type_name) {
-  gst_task_cleanup_all();
-  GList* tracers = gst_tracing_get_active_tracers();
-  int count = -1;
-  for (GList* t = tracers; t; t = t->next) {
-    if (g_strcmp0(G_OBJECT_TYPE_NAME(t->data), "GstLeaksTracer") != 0)
-      continue;
-    GstStructure* live = nullptr;
-    g_signal_emit_by_name(t->data, "get-live-objects", &live);
-    const GValue* leaks = gst_structure_get_value(live, "live-objects-list");
-    count = 0;
-    for (guint i = 0; i < gst_value_list_get_size(leaks); ++i) {
-      const GstStructure* info = gst_value_get_structure(gst_value_list_get_value(leaks, i));
-      if (g_strcmp0(gst_structure_get_string(info, "type-name"), type_name) == 0)
-        ++count;
-    }
-    gst_structure_free(live);
-  }
-  g_list_free_full(tracers, gst_object_unref);
-  return count;
-}
-
 }  // namespace gpusift::testing

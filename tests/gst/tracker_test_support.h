@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "gst_test_support.h"
+
 namespace gpusift::testing {
 
 // An element (or "a ! b" description) as the harness's element, with properties "name=value
@@ -50,9 +52,7 @@ cv::Matx33d matrix_of(const gdouble* row_major);
 double corner_error(const cv::Matx33d& a, const cv::Matx33d& b, cv::Size frame);
 double median_corner_error(const cv::Matx33d& a, const cv::Matx33d& b, cv::Size frame);
 
-// Live objects of a type by name through the leaks tracer (gst_test_main switches it on), or -1
-// without the tracer. Waits for every task thread first: taking a reference to an object that a
-// streaming thread is disposing would resurrect it.
-int live_objects_named(const char* type_name);
+// Live objects of a type by name through the leaks tracer (gst_test_main switches it on).
+using gst_test::live_objects_named;
 
 }  // namespace gpusift::testing
