@@ -15,6 +15,7 @@
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_extrema.h"
 #include "gpusift/sift_scale_space.h"
+#include "launch_fault_hook.h"
 #include "list_primitives.h"
 #include "pyramid_kernels.h"
 
@@ -50,6 +51,7 @@ size_t descriptor_bytes(DescriptorFormat format) {
 }  // namespace
 
 struct CudaSiftExtractor::State {
+  cuda::LaunchFaultHook fault_hook;
   SiftParams params;
   RefineSettings refine{};
   int device = 0;
@@ -354,7 +356,11 @@ CudaSiftExtractor::~CudaSiftExtractor() = default;
 void CudaSiftExtractor::extract(const FrameView& frame, CudaStream stream, Features* out) {
   State& s = *state_;
   cuda::extract_frame(
-      frame, stream, out, &s.result_count, [&] { s.run(frame, stream, out); },
+      frame, stream, out, &s.result_count,
+      [&] {
+        s.fault_hook.on_frame(stream);
+        s.run(frame, stream, out);
+      },
       [&] { s.release_layout(); });
 }
 

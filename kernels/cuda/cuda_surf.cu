@@ -11,6 +11,7 @@
 #include "frame_staging.h"
 #include "gpusift/extractor.h"
 #include "gpusift/host_copy.h"
+#include "launch_fault_hook.h"
 #include "list_primitives.h"
 #include "surf_kernels.h"
 
@@ -36,6 +37,7 @@ int round_up(int value, int step) {
 }  // namespace
 
 struct CudaSurfExtractor::State {
+  cuda::LaunchFaultHook fault_hook;
   SurfParams params;
   int device = 0;
   // Host-computed weights, copied to the device on the first frame's stream.
@@ -321,7 +323,11 @@ CudaSurfExtractor::~CudaSurfExtractor() = default;
 void CudaSurfExtractor::extract(const FrameView& frame, CudaStream stream, Features* out) {
   State& s = *state_;
   cuda::extract_frame(
-      frame, stream, out, &s.result_count, [&] { s.run(frame, stream, out); },
+      frame, stream, out, &s.result_count,
+      [&] {
+        s.fault_hook.on_frame(stream);
+        s.run(frame, stream, out);
+      },
       [&] { s.release_layout(); });
 }
 
