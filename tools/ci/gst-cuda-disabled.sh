@@ -8,8 +8,10 @@ cd "$(dirname "$0")/../.."
 builddir=${GPUSIFT_NOGSTCUDA_BUILD:-build-nogstcuda}
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 [ -f "$builddir/build.ninja" ] || meson setup "$builddir" -Dgst-cuda=disabled --werror
-if ! meson introspect "$builddir" --buildoptions |
-  /usr/bin/python3 -c 'import json,sys; o={x["name"]: x["value"] for x in json.load(sys.stdin)}; sys.exit(o["gst-cuda"] != "disabled")'; then
+if ! meson introspect "$builddir" --buildoptions | /usr/bin/python3 -c '
+import json, sys
+options = {o["name"]: o["value"] for o in json.load(sys.stdin)}
+sys.exit(options["gst-cuda"] != "disabled")'; then
   echo "$builddir is not configured with -Dgst-cuda=disabled" >&2
   exit 1
 fi

@@ -12,8 +12,9 @@
 #    toolkit when there is one: CUDA12_ROOT (e.g. /usr/local/cuda-12.6 on JetPack 6, or the
 #    runfile's /usr/local/cuda-12.9), else the assembled layout if it ever has bin/nvcc.
 #    Exit status 3 when there is none.
-# Environment: CUDA12_ROOT, GPUSIFT_CUDA12_BUILD (build-cuda12), GPUSIFT_CUDA12_ARCHS
-# ("7.2 8.7 9.0"), GPUSIFT_MESON_ARGS (more meson arguments, e.g. --werror).
+# On the GPU host, with a CUDA 12 toolkit there, then: meson test -C build-cuda12
+# Environment: CUDA12_ROOT (skips step 1), GPUSIFT_CUDA12_BUILD (build-cuda12),
+# GPUSIFT_CUDA12_ARCHS ("7.2 8.7 9.0"), GPUSIFT_MESON_ARGS (more meson arguments, e.g. --werror).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -22,7 +23,8 @@ root=$toolchain/cuda
 wheels=(nvidia-cuda-nvcc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79
   nvidia-cuda-cccl-cu12==12.9.27)
 stamp="${wheels[*]}"
-if [ "$(cat "$toolchain/.installed" 2>/dev/null)" != "$stamp" ]; then
+# With CUDA12_ROOT the wheels are not needed (the GPU host has no network).
+if [ -z "${CUDA12_ROOT:-}" ] && [ "$(cat "$toolchain/.installed" 2>/dev/null)" != "$stamp" ]; then
   rm -rf "$toolchain"
   mkdir -p "$toolchain"
   pip=(python3 -m pip)
@@ -42,7 +44,7 @@ if [ "$(cat "$toolchain/.installed" 2>/dev/null)" != "$stamp" ]; then
   ln -s libcudart.so.12 "$root/lib64/libcudart.so"
   echo "$stamp" > "$toolchain/.installed"
 fi
-"$root/bin/ptxas" --version | tail -1
+[ -n "${CUDA12_ROOT:-}" ] || "$root/bin/ptxas" --version | tail -1
 
 nvcc_root=
 if [ -n "${CUDA12_ROOT:-}" ]; then
