@@ -1,7 +1,8 @@
 // A test hook for failures on the GPU: with GPUSIFT_TEST_FAIL_LAUNCH=N in the environment when a
-// CUDA extractor is built, that extractor's Nth frame fails with a real kernel launch error
-// (cudaErrorInvalidConfiguration, gpusift::Error kDeviceFailure), so that tests see how a failing
-// frame ends a stream. Without it, a frame costs one comparison.
+// CUDA extractor is built, that extractor's Nth frame fails with a real kernel launch error (an
+// impossible block size, which the runtime refuses: cudaErrorInvalidValue on CUDA 13;
+// gpusift::Error kDeviceFailure), so that tests see how a failing frame ends a stream. Without it,
+// a frame costs one comparison.
 #pragma once
 
 #include <cuda_runtime.h>
