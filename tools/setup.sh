@@ -15,7 +15,7 @@ $sudo apt-get install -y -q --no-install-recommends \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav \
   gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 \
-  python3-gi python3-gst-1.0 python3-numpy
+  python3-gi python3-gst-1.0 python3-numpy clang-16 python3-pip
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 tools/fetch-test-images.sh
 [ -f build/build.ninja ] || meson setup build ${GPUSIFT_MESON_ARGS:-}
