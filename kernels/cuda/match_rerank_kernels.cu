@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda_check.h"
 #include "gpusift/match_distance.h"
@@ -15,9 +16,21 @@ namespace gpusift::cuda {
 namespace {
 
 constexpr int kRerankWarps = 8;
-constexpr int kScanThreads = 256;
-constexpr int kScanBlocks = 264;
 constexpr unsigned kFullMask = 0xffffffffu;
+
+// Exhaustive scans: a group of kDistanceLanes lanes measures one column, lane l summing the values
+// squared_distance puts into its sum l, so that the group reads a column row's consecutive values.
+static_assert(kDistanceLanes == 8, "the scan's shuffles combine eight lanes");
+constexpr int kScanThreads = 128;
+constexpr int kScanWarps = kScanThreads / 32;
+constexpr int kScanGroups = kScanThreads / kDistanceLanes;  // columns per pass of a block
+// Listed rows per block item: each column value loaded serves all of them.
+constexpr int kScanRows = 4;
+constexpr int kScanValues = kMaxMatchDescriptorSize / kDistanceLanes;  // per lane and row
+// Items (kScanRows listed rows x a chunk of columns) to aim for: several blocks per multiprocessor.
+constexpr int kScanItems = 1024;
+constexpr int kMergeThreads = 256;
+constexpr int kMergeBlocks = 264;
 
 // Error bounds of the screening, in squared distance (see candidate_limit).
 // The fp32 tensor-core sum of 128 products, with truncating additions, is off by at most about
@@ -64,8 +77,9 @@ __device__ float exact_distance(const StagedSet& rows, int row, const StagedSet&
                           static_cast<const float*>(columns.values) + c, rows.size);
 }
 
-__device__ void merge_in_warp(TwoNearest* nearest) {
-  for (int offset = 16; offset > 0; offset >>= 1) {
+// Lanes closer than lowest_offset are left out (in a scan, they hold copies of the same result).
+__device__ void merge_in_warp(TwoNearest* nearest, int lowest_offset = 1) {
+  for (int offset = 16; offset >= lowest_offset; offset >>= 1) {
     const float best_d = __shfl_xor_sync(kFullMask, nearest->best.distance_sq, offset);
     const int32_t best_i = __shfl_xor_sync(kFullMask, nearest->best.index, offset);
     const float second_d = __shfl_xor_sync(kFullMask, nearest->second.distance_sq, offset);
@@ -141,32 +155,121 @@ __global__ void rerank_kernel(StagedSet rows, StagedSet columns, const SetBounds
     nearest[row] = mine;
 }
 
-// One block per (listed row, column chunk): every thread measures columns a whole grid of chunks
-// apart, so that even a handful of listed rows spread over the whole GPU.
+// Column chunks per group of kScanRows listed rows: enough items to fill the GPU when few rows are
+// listed, no chunk shorter than a pass, and no more than the `capacity` entries of chunk_nearest.
+// Both kernels of a scan derive it from the listed count alike.
+__device__ int scan_chunks(int count, int column_count, long long capacity) {
+  const int row_groups = max((count + kScanRows - 1) / kScanRows, 1);
+  const int passes = max((column_count + kScanGroups - 1) / kScanGroups, 1);
+  const long long room = capacity / max(count, 1);
+  return static_cast<int>(max(
+      1LL,
+      min(static_cast<long long>(min(passes, (kScanItems + row_groups - 1) / row_groups)), room)));
+}
+
 template <bool kBytes>
-__global__ void exhaustive_chunk_kernel(StagedSet rows, StagedSet columns, const int* list,
-                                        const int* count, int chunks, TwoNearest* chunk_nearest) {
-  __shared__ TwoNearest warp_nearest[kScanThreads / 32];
+using ScanValue = std::conditional_t<kBytes, int32_t, float>;
+
+template <bool kBytes>
+__device__ ScanValue<kBytes> scan_value(const void* values, size_t i) {
+  if constexpr (kBytes)
+    return static_cast<const uint8_t*>(values)[i];
+  else
+    return static_cast<const float*>(values)[i];
+}
+
+// One block per item (up to kScanRows listed rows, a contiguous chunk of columns). The group's
+// sums are those of squared_distance and are combined in combine_distance_lanes' order (float
+// addition is commutative), so the distance is squared_distance's bit for bit.
+template <bool kBytes>
+__global__ void __launch_bounds__(kScanThreads)
+    exhaustive_chunk_kernel(StagedSet rows, StagedSet columns, const int* list,
+                            const int* count_on_device, long long capacity,
+                            TwoNearest* chunk_nearest) {
+  using Value = ScanValue<kBytes>;
+  __shared__ TwoNearest warp_nearest[kScanRows][kScanWarps];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int work = *count * chunks;
-  for (int item = blockIdx.x; item < work; item += gridDim.x) {
-    const int row = list[item / chunks];
-    TwoNearest mine = no_neighbours();
-    for (int column = item % chunks * kScanThreads + threadIdx.x; column < columns.count;
-         column += chunks * kScanThreads)
-      offer(exact_distance<kBytes>(rows, row, columns, column), column, &mine);
-    merge_in_warp(&mine);
-    if (lane == 0)
-      warp_nearest[warp] = mine;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      for (int w = 1; w < kScanThreads / 32; ++w) {
-        if (warp_nearest[w].best.index >= 0)
-          offer(warp_nearest[w].best.distance_sq, warp_nearest[w].best.index, &mine);
-        if (warp_nearest[w].second.index >= 0)
-          offer(warp_nearest[w].second.distance_sq, warp_nearest[w].second.index, &mine);
+  const int group = threadIdx.x / kDistanceLanes, part = threadIdx.x % kDistanceLanes;
+  const int size = rows.size;
+  const int count = *count_on_device;
+  const int chunks = scan_chunks(count, columns.count, capacity);
+  const int passes = (columns.count + kScanGroups - 1) / kScanGroups;
+  const long long items = static_cast<long long>((count + kScanRows - 1) / kScanRows) * chunks;
+  for (long long item = blockIdx.x; item < items; item += gridDim.x) {
+    const int first = static_cast<int>(item / chunks) * kScanRows;
+    const int chunk = static_cast<int>(item % chunks);
+    const int listed = min(kScanRows, count - first);
+
+    Value query[kScanRows][kScanValues];
+#pragma unroll
+    for (int r = 0; r < kScanRows; ++r) {
+      const size_t base = r < listed ? static_cast<size_t>(list[first + r]) * size : 0;
+#pragma unroll
+      for (int j = 0; j < kScanValues; ++j) {
+        const int k = j * kDistanceLanes + part;
+        query[r][j] = r < listed && k < size ? scan_value<kBytes>(rows.values, base + k) : Value(0);
       }
-      chunk_nearest[item] = mine;
+    }
+    TwoNearest nearest[kScanRows];
+#pragma unroll
+    for (int r = 0; r < kScanRows; ++r)
+      nearest[r] = no_neighbours();
+
+    const int begin =
+        static_cast<int>(static_cast<long long>(chunk) * passes / chunks) * kScanGroups;
+    const int end =
+        min(columns.count,
+            static_cast<int>(static_cast<long long>(chunk + 1) * passes / chunks) * kScanGroups);
+    // Every lane runs every pass: the shuffles need the whole warp.
+    for (int pass = begin; pass < end; pass += kScanGroups) {
+      const int column = pass + group;
+      const bool real = column < end;
+      const size_t base = static_cast<size_t>(real ? column : 0) * size;
+      Value values[kScanValues];
+#pragma unroll
+      for (int j = 0; j < kScanValues; ++j) {
+        const int k = j * kDistanceLanes + part;
+        values[j] = real && k < size ? scan_value<kBytes>(columns.values, base + k) : Value(0);
+      }
+#pragma unroll
+      for (int r = 0; r < kScanRows; ++r) {
+        if (r >= listed)
+          break;
+        Value sum = 0;
+#pragma unroll
+        for (int j = 0; j < kScanValues; ++j) {
+          if (j * kDistanceLanes + part < size) {
+            const Value d = query[r][j] - values[j];
+            sum = sum + d * d;
+          }
+        }
+        sum = sum + __shfl_xor_sync(kFullMask, sum, 4);
+        sum = sum + __shfl_xor_sync(kFullMask, sum, 2);
+        sum = sum + __shfl_xor_sync(kFullMask, sum, 1);
+        if (real)
+          offer(static_cast<float>(sum), column, &nearest[r]);
+      }
+    }
+
+#pragma unroll
+    for (int r = 0; r < kScanRows; ++r) {
+      if (r >= listed)
+        break;
+      merge_in_warp(&nearest[r], kDistanceLanes);
+      if (lane == 0)
+        warp_nearest[r][warp] = nearest[r];
+    }
+    __syncthreads();
+    if (threadIdx.x < listed) {
+      TwoNearest mine = warp_nearest[threadIdx.x][0];
+      for (int w = 1; w < kScanWarps; ++w) {
+        const TwoNearest& other = warp_nearest[threadIdx.x][w];
+        if (other.best.index >= 0)
+          offer(other.best.distance_sq, other.best.index, &mine);
+        if (other.second.index >= 0)
+          offer(other.second.distance_sq, other.second.index, &mine);
+      }
+      chunk_nearest[static_cast<size_t>(first + threadIdx.x) * chunks + chunk] = mine;
     }
     __syncthreads();
   }
@@ -174,11 +277,14 @@ __global__ void exhaustive_chunk_kernel(StagedSet rows, StagedSet columns, const
 
 // A warp per listed row merges its chunks' two nearest; the order of neighbours is total, so the
 // merge order does not change the result.
-__global__ void merge_chunks_kernel(const int* list, const int* count, int chunks,
-                                    const TwoNearest* chunk_nearest, TwoNearest* nearest) {
+__global__ void merge_chunks_kernel(const int* list, const int* count_on_device, int column_count,
+                                    long long capacity, const TwoNearest* chunk_nearest,
+                                    TwoNearest* nearest) {
   const int lane = threadIdx.x % 32;
   const int warps = gridDim.x * (blockDim.x / 32);
-  for (int k = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; k < *count; k += warps) {
+  const int count = *count_on_device;
+  const int chunks = scan_chunks(count, column_count, capacity);
+  for (int k = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; k < count; k += warps) {
     TwoNearest mine = no_neighbours();
     for (int c = lane; c < chunks; c += 32) {
       const TwoNearest& chunk = chunk_nearest[static_cast<size_t>(k) * chunks + c];
@@ -216,20 +322,24 @@ __global__ void decide_kernel(const TwoNearest* forward, const TwoNearest* backw
   decisions[i] = Decision{keep ? n.best.index : -1, keep ? sqrtf(n.best.distance_sq) : 0.f};
 }
 
-int scan_chunks(const StagedSet& columns) {
-  return std::clamp((columns.count + kScanThreads - 1) / kScanThreads, 1, kScanChunks);
-}
-
+// The caller reserves chunk_nearest for max(query count, train count) * kScanChunks entries; at
+// most rows.count rows are listed, whatever their count on the device turns out to be.
 template <bool kBytes>
 void launch_exhaustive(const StagedSet& rows, const StagedSet& columns, const int* list,
                        const int* count, TwoNearest* chunk_nearest, TwoNearest* nearest,
                        cudaStream_t stream) {
-  const int chunks = scan_chunks(columns);
+  const long long capacity =
+      static_cast<long long>(std::max(rows.count, columns.count)) * kScanChunks;
+  const long long passes = std::max((columns.count + kScanGroups - 1) / kScanGroups, 1);
+  const long long most_items = (rows.count + kScanRows - 1) / kScanRows * passes;
+  const int blocks = static_cast<int>(std::clamp<long long>(most_items, 1, kScanItems));
   exhaustive_chunk_kernel<kBytes>
-      <<<kScanBlocks, kScanThreads, 0, stream>>>(rows, columns, list, count, chunks, chunk_nearest);
+      <<<blocks, kScanThreads, 0, stream>>>(rows, columns, list, count, capacity, chunk_nearest);
   check_launch("exhaustive nearest-neighbour scan");
-  merge_chunks_kernel<<<kScanBlocks, kScanThreads, 0, stream>>>(list, count, chunks, chunk_nearest,
-                                                                nearest);
+  const int merge_blocks =
+      std::clamp((rows.count + kMergeThreads / 32 - 1) / (kMergeThreads / 32), 1, kMergeBlocks);
+  merge_chunks_kernel<<<merge_blocks, kMergeThreads, 0, stream>>>(list, count, columns.count,
+                                                                  capacity, chunk_nearest, nearest);
   check_launch("merge of the exhaustive scan's chunks");
 }
 
