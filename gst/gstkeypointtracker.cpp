@@ -63,7 +63,7 @@ struct StreamLayout {
 // What the streaming thread owns between start and stop.
 struct Runtime {
   TrackerSettings settings;  // backend and device as chosen at start
-  std::unique_ptr<gpusift::Matcher> matcher;
+  std::unique_ptr<gpusift::Matcher> matcher, keyframe_matcher;
   std::unique_ptr<gpusift::tracking::KeypointTracker> tracker;
   gpusift::tracking::FrameResult result;
   StreamLayout layout;
@@ -132,6 +132,7 @@ void release_runtime(GstKeypointTracker* self) {
       rt.next_track_id = rt.tracker->next_id();
     rt.tracker.reset();
     rt.matcher.reset();
+    rt.keyframe_matcher.reset();
   }
   rt.result = gpusift::tracking::FrameResult{};
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -237,8 +238,7 @@ void add_timing(GstKeypointTracker* self, double frame_us, double attach_us, dou
   Runtime& rt = *self->runtime;
   const gpusift::tracking::PhaseTimes& t = rt.result.times;
   gpusift::tracking::PhaseTimes& sum = rt.phase_sums;
-  sum.match += t.match, sum.motion += t.motion, sum.resume += t.resume;
-  sum.keyframe_match += t.keyframe_match, sum.keyframe_motion += t.keyframe_motion;
+  sum.previous += t.previous, sum.keyframe += t.keyframe, sum.resume += t.resume;
   sum.total += t.total;
   rt.frame_sum_us += frame_us, rt.attach_sum_us += attach_us, rt.element_sum_us += element_us;
   if (++rt.timed_frames < kTimingSummaryFrames)
@@ -246,11 +246,10 @@ void add_timing(GstKeypointTracker* self, double frame_us, double attach_us, dou
   const double n = rt.timed_frames;
   GST_DEBUG_OBJECT(self,
                    "mean us per frame over %d frames: element %.1f = frame %.1f + tracker %.1f "
-                   "(match %.1f, motion %.1f, lost tracks %.1f, keyframe match %.1f, keyframe "
-                   "motion %.1f) + meta %.1f",
+                   "(match and fit to the previous frame %.1f, lost tracks %.1f, wait for the "
+                   "keyframe's %.1f) + meta %.1f",
                    rt.timed_frames, rt.element_sum_us / n, rt.frame_sum_us / n, sum.total / n,
-                   sum.match / n, sum.motion / n, sum.resume / n, sum.keyframe_match / n,
-                   sum.keyframe_motion / n, rt.attach_sum_us / n);
+                   sum.previous / n, sum.resume / n, sum.keyframe / n, rt.attach_sum_us / n);
   sum = gpusift::tracking::PhaseTimes{};
   rt.frame_sum_us = rt.attach_sum_us = rt.element_sum_us = 0;
   rt.timed_frames = 0;
@@ -283,11 +282,14 @@ static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
   GST_INFO_OBJECT(self, "matching on backend %s", gpusift::backend_name(rt.settings.backend));
   try {
     CudaContextScope scope(self->context);
-    rt.matcher = rt.settings.backend == Backend::kCuda
-                     ? gpusift::create_cuda_matcher_on_current_context()
-                     : gpusift::create_matcher(Backend::kCpu);
-    rt.tracker =
-        std::make_unique<gpusift::tracking::KeypointTracker>(rt.matcher.get(), rt.next_track_id);
+    const bool on_gpu = rt.settings.backend == Backend::kCuda;
+    rt.matcher = on_gpu ? gpusift::create_cuda_matcher_on_current_context()
+                        : gpusift::create_matcher(Backend::kCpu);
+    // On the GPU the keyframe's match runs beside the previous frame's, on a stream of its own.
+    if (on_gpu)
+      rt.keyframe_matcher = gpusift::create_cuda_matcher_on_current_context();
+    rt.tracker = std::make_unique<gpusift::tracking::KeypointTracker>(
+        rt.matcher.get(), rt.next_track_id, rt.keyframe_matcher.get());
   } catch (const gpusift::Error& error) {
     post_library_error(self, error);
     release_runtime(self);  // a failed start gets no stop()

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "gpusift/error.h"
+
 namespace gpusift::tracking {
 
 namespace {
 
-struct Point {
-  float x, y;
-};
+using Point = PointXY;
 
 using Clock = std::chrono::steady_clock;
 
@@ -47,13 +47,12 @@ struct KeptFrame {
   Matrix3 cumulative = kIdentity;
   bool cumulative_valid = true;
 
-  void keep(const FrameFeatures& frame) {
+  // Takes frame_points' storage.
+  void keep(const FrameFeatures& frame, std::vector<Point>* frame_points) {
     host = frame.host;
     device = frame.device;
     owner = frame.owner;
-    points.resize(static_cast<size_t>(frame.count));
-    for (int i = 0; i < frame.count; ++i)
-      points[static_cast<size_t>(i)] = Point{frame.keypoints[i].x, frame.keypoints[i].y};
+    points.swap(*frame_points);
   }
   void clear() { *this = KeptFrame{}; }
 };
@@ -107,79 +106,68 @@ bool same_layout(const DescriptorSetView& a, const DescriptorSetView& b) {
   return a.format == b.format && a.size == b.size;
 }
 
-// Keeps, for every train row, only its closest query (ties: the lowest query), so that no two
-// keypoints of a frame inherit one track. Keeps the order by query.
-void keep_best_per_train(std::vector<Match>* matches, int train_count) {
-  std::vector<int> best(static_cast<size_t>(train_count), -1);
-  for (size_t k = 0; k < matches->size(); ++k) {
-    int& slot = best[static_cast<size_t>((*matches)[k].train)];
-    if (slot < 0 || (*matches)[k].distance < (*matches)[static_cast<size_t>(slot)].distance)
-      slot = static_cast<int>(k);
-  }
-  size_t kept = 0;
-  for (size_t k = 0; k < matches->size(); ++k)
-    if (best[static_cast<size_t>((*matches)[k].train)] == static_cast<int>(k))
-      (*matches)[kept++] = (*matches)[k];
-  matches->resize(kept);
-}
-
 // Matching is against whole sets, in device memory when the matcher is on the GPU and both sets
-// have a device copy.
-// True when they were read in device memory.
-bool match_sets(Matcher* matcher, const KeptFrame& train, const FrameFeatures& query,
-                const MatchParams& params, std::vector<Match>* out) {
-  out->clear();
-  if (train.host.count == 0 || query.host.count == 0)
-    return false;
-  const bool device =
-      matcher->backend() == Backend::kCuda && train.device.data && query.device.data;
-  matcher->match(device ? query.device : query.host, device ? train.device : train.host, params,
-                 out);
-  return device;
+// have a device copy. Pairs map the kept frame's points onto this frame's; a train row continues
+// at most one track.
+MatchAndFitRequest job_request(const Matcher& matcher, const KeptFrame& train,
+                               const FrameFeatures& query, const std::vector<Point>& query_points,
+                               const TrackerParams& p, uint64_t seed) {
+  const bool device = matcher.backend() == Backend::kCuda && train.device.data && query.device.data;
+  MatchAndFitRequest request;
+  request.query = device ? query.device : query.host;
+  request.train = device ? train.device : train.host;
+  request.query_points = query_points.data();
+  request.train_points = train.points.data();
+  request.match = p.match;
+  request.one_query_per_train = true;
+  request.pairs_from_train = true;
+  request.ransac.model = p.model;
+  request.ransac.threshold = p.ransac_threshold;
+  request.ransac.seed = seed;
+  return request;
 }
 
-Motion fit_motion(Matcher* matcher, const std::vector<PointPair>& pairs, MotionModel model,
-                  float threshold, uint64_t seed) {
+// A job begun on a matcher, finished exactly once: by finish(), or (its results dropped) when an
+// error leaves the scope first.
+class Job {
+ public:
+  Job() = default;
+  Job(const Job&) = delete;
+  Job& operator=(const Job&) = delete;
+  ~Job() {
+    if (!matcher_)
+      return;
+    try {
+      MatchAndFitResult dropped;
+      matcher_->finish_match_and_fit(&dropped);
+    } catch (const Error&) {
+    }
+  }
+  void begin(Matcher* matcher, const MatchAndFitRequest& request, bool* on_device) {
+    *on_device = request.query.memory == MemoryKind::kDevice;
+    matcher->begin_match_and_fit(request);
+    matcher_ = matcher;
+  }
+  bool pending() const { return matcher_ != nullptr; }
+  void finish(MatchAndFitResult* out) {
+    Matcher* matcher = matcher_;
+    matcher_ = nullptr;
+    matcher->finish_match_and_fit(out);
+  }
+
+ private:
+  Matcher* matcher_ = nullptr;
+};
+
+// The fitted motion, when there is enough support for it.
+Motion motion_of(const MatchAndFitResult& job, MotionModel model) {
   Motion motion;
-  if (model == MotionModel::kNone || pairs.empty())
-    return motion;
-  RansacParams params;
-  params.model = model;
-  params.threshold = threshold;
-  params.seed = seed;
-  MotionEstimate estimate = matcher->estimate_motion(pairs, params);
-  if (!estimate.found || estimate.inliers < min_inliers(model))
+  if (model == MotionModel::kNone || !job.motion.found || job.motion.inliers < min_inliers(model))
     return motion;
   motion.valid = true;
-  std::copy(estimate.matrix, estimate.matrix + 9, motion.matrix.begin());
-  motion.inliers = estimate.inliers;
-  motion.inlier_mask = std::move(estimate.inlier_mask);
-  return motion;
-}
-
-void point_pairs(const std::vector<Match>& matches, const std::vector<Point>& from,
-                 const Keypoint* to, std::vector<PointPair>* pairs) {
-  pairs->clear();
-  for (const Match& m : matches) {
-    const Point a = from[static_cast<size_t>(m.train)];
-    const Keypoint& b = to[m.query];
-    pairs->push_back(PointPair{a.x, a.y, b.x, b.y});
-  }
-}
-
-// Matches `frame` to `kept`, one query per train row, and fits the motion kept -> frame.
-// Adds the time of each to *match_us and *motion_us.
-Motion match_and_fit(Matcher* matcher, const KeptFrame& kept, const FrameFeatures& frame,
-                     const TrackerParams& p, uint64_t seed, std::vector<Match>* matches,
-                     std::vector<PointPair>* pairs, bool* on_device, double* match_us,
-                     double* motion_us) {
-  Clock::time_point start = Clock::now();
-  *on_device = match_sets(matcher, kept, frame, p.match, matches);
-  *match_us += lap_us(&start);
-  keep_best_per_train(matches, kept.host.count);
-  point_pairs(*matches, kept.points, frame.keypoints, pairs);
-  Motion motion = fit_motion(matcher, *pairs, p.model, p.ransac_threshold, seed);
-  *motion_us += lap_us(&start);
+  std::copy(job.motion.matrix, job.motion.matrix + 9, motion.matrix.begin());
+  motion.inliers = job.motion.inliers;
+  motion.inlier_mask = job.motion.inlier_mask;
   return motion;
 }
 
@@ -196,8 +184,9 @@ struct KeypointTracker::State {
   // This frame's, kept between frames for their storage.
   std::vector<TrackState> current;
   std::vector<uint8_t> assigned;
-  std::vector<Match> matches;
-  std::vector<PointPair> pairs;
+  std::vector<Point> points;  // this frame's keypoints
+  MatchAndFitResult to_previous, to_keyframe;
+  std::vector<Match> matches;      // of lost tracks
   std::vector<uint8_t> continued;  // per previous keypoint
   std::vector<uint8_t> query_rows;
   std::vector<int> query_keypoints;
@@ -290,8 +279,11 @@ void KeypointTracker::State::update_lost_tracks(const TrackerParams& p, const Mo
   lost_rows.swap(next_lost_rows);
 }
 
-KeypointTracker::KeypointTracker(Matcher* matcher, uint64_t first_id)
-    : matcher_(matcher), next_id_(first_id), state_(new State) {}
+KeypointTracker::KeypointTracker(Matcher* matcher, uint64_t first_id, Matcher* keyframe_matcher)
+    : matcher_(matcher),
+      keyframe_matcher_(keyframe_matcher),
+      next_id_(first_id),
+      state_(new State) {}
 
 KeypointTracker::~KeypointTracker() = default;
 
@@ -321,22 +313,44 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
   s.current.assign(static_cast<size_t>(frame.count), TrackState{0, n});
   s.assigned.assign(static_cast<size_t>(frame.count), 0);
 
+  s.points.resize(static_cast<size_t>(frame.count));
+  for (int i = 0; i < frame.count; ++i)
+    s.points[static_cast<size_t>(i)] = Point{frame.keypoints[i].x, frame.keypoints[i].y};
+
+  // Both jobs are begun before either is waited for, so that on the GPU they overlap.
+  Clock::time_point start = Clock::now();
+  const bool keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
+  const bool use_keyframe = keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < n;
+  Job previous_job, keyframe_job;
+  bool keyframe_on_device = false;
+  if (s.started)
+    previous_job.begin(matcher_, job_request(*matcher_, s.previous, frame, s.points, p, n),
+                       &out->descriptors_on_device);
+  Matcher* keyframe_matcher = keyframe_matcher_ ? keyframe_matcher_ : matcher_;
+  const uint64_t keyframe_seed = n ^ UINT64_C(0x9e3779b97f4a7c15);
+  if (use_keyframe && keyframe_matcher_)
+    keyframe_job.begin(
+        keyframe_matcher,
+        job_request(*keyframe_matcher, s.keyframe, frame, s.points, p, keyframe_seed),
+        &keyframe_on_device);
+
   Matrix3 cumulative = kIdentity;
   bool cumulative_valid = true;
   if (s.started) {
-    const Motion motion =
-        match_and_fit(matcher_, s.previous, frame, p, n, &s.matches, &s.pairs,
-                      &out->descriptors_on_device, &out->times.match, &out->times.motion);
-    out->matches = static_cast<int>(s.matches.size());
+    previous_job.finish(&s.to_previous);
+    out->times.previous = lap_us(&start);
+    const Motion motion = motion_of(s.to_previous, p.model);
+    const std::vector<Match>& matches = s.to_previous.matches;
+    out->matches = static_cast<int>(matches.size());
     out->inliers = motion.inliers;
     out->motion_valid = motion.valid;
     out->motion = motion.matrix;
     s.continued.assign(static_cast<size_t>(s.previous.host.count), 0);
-    for (size_t k = 0; k < s.matches.size(); ++k) {
+    for (size_t k = 0; k < matches.size(); ++k) {
       // Without a fitted motion there is nothing to call an outlier.
       if (motion.valid && !motion.inlier_mask[k])
         continue;
-      const Match& m = s.matches[k];
+      const Match& m = matches[k];
       s.current[static_cast<size_t>(m.query)] = s.previous.tracks[static_cast<size_t>(m.train)];
       s.assigned[static_cast<size_t>(m.query)] = 1;
       out->tracks[static_cast<size_t>(m.query)].previous_index = m.train;
@@ -345,19 +359,21 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
     cumulative =
         motion.valid ? multiply(motion.matrix, s.previous.cumulative) : s.previous.cumulative;
     cumulative_valid = motion.valid && s.previous.cumulative_valid;
-    Clock::time_point start = Clock::now();
     s.resume_lost_tracks(matcher_, frame, p, motion, out);
     s.update_lost_tracks(p, motion, out);
     out->times.resume = lap_us(&start);
   }
 
-  const bool keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
-  if (keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < n) {
-    bool keyframe_on_device = false;
-    const Motion to_keyframe = match_and_fit(
-        matcher_, s.keyframe, frame, p, n ^ UINT64_C(0x9e3779b97f4a7c15), &s.matches, &s.pairs,
-        &keyframe_on_device, &out->times.keyframe_match, &out->times.keyframe_motion);
-    out->keyframe_matches = static_cast<int>(s.matches.size());
+  if (use_keyframe) {
+    if (!keyframe_job.pending())
+      keyframe_job.begin(
+          keyframe_matcher,
+          job_request(*keyframe_matcher, s.keyframe, frame, s.points, p, keyframe_seed),
+          &keyframe_on_device);
+    keyframe_job.finish(&s.to_keyframe);
+    out->times.keyframe = lap_us(&start);
+    const Motion to_keyframe = motion_of(s.to_keyframe, p.model);
+    out->keyframe_matches = static_cast<int>(s.to_keyframe.matches.size());
     out->keyframe_inliers = to_keyframe.inliers;
     // One step from the keyframe instead of the frame-to-frame chain since it: less drift.
     if (to_keyframe.valid) {
@@ -380,7 +396,7 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
 
   s.started = true;
   s.frame_number = n;
-  s.previous.keep(frame);
+  s.previous.keep(frame, &s.points);
   s.previous.tracks.swap(s.current);
   s.previous.frame_number = n;
   s.previous.cumulative = cumulative;

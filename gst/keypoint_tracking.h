@@ -44,15 +44,13 @@ struct TrackAssignment {
   uint32_t age;            // frames since the track began
 };
 
-// Wall-clock microseconds of process()'s phases, for profiling. A match or fit waits for its
-// device work, so that is in its phase.
+// Wall-clock microseconds of process()'s phases, for profiling. A job is matching, pairs and
+// motion together; its wait for the device is in its phase.
 struct PhaseTimes {
-  double match = 0;   // to the previous frame
-  double motion = 0;  // its pairs and RANSAC, host refit included
-  double resume = 0;  // lost tracks matched again, and the lost tracks moved on
-  double keyframe_match = 0;
-  double keyframe_motion = 0;
-  double total = 0;  // the whole of process()
+  double previous = 0;  // the job against the previous frame, from its start to its results
+  double keyframe = 0;  // the wait for the keyframe's job after that (it runs alongside)
+  double resume = 0;    // lost tracks matched again, and the lost tracks moved on
+  double total = 0;     // the whole of process()
 };
 
 struct FrameResult {
@@ -77,8 +75,10 @@ struct FrameResult {
 
 class KeypointTracker {
  public:
-  // Ids are given out from first_id up.
-  explicit KeypointTracker(Matcher* matcher, uint64_t first_id = 1);
+  // Ids are given out from first_id up. With a keyframe_matcher (on another stream), the match
+  // to the keyframe runs beside the match to the previous frame.
+  explicit KeypointTracker(Matcher* matcher, uint64_t first_id = 1,
+                           Matcher* keyframe_matcher = nullptr);
   ~KeypointTracker();
   KeypointTracker(const KeypointTracker&) = delete;
   KeypointTracker& operator=(const KeypointTracker&) = delete;
@@ -95,6 +95,7 @@ class KeypointTracker {
  private:
   struct State;
   Matcher* matcher_;
+  Matcher* keyframe_matcher_;
   uint64_t next_id_;
   std::unique_ptr<State> state_;
 };

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "gpusift/error.h"
+#include "gpusift/match_and_fit.h"
 #include "gpusift/match_validation.h"
 #include "gpusift/ransac.h"
 
@@ -101,6 +102,18 @@ MotionEstimate CpuMatcher::estimate_motion(const std::vector<PointPair>& pairs,
                                            const RansacParams& params) {
   validate(params);
   return finish_motion_estimate(pairs, params, best_hypothesis_on_cpu(pairs, params));
+}
+
+void CpuMatcher::match_and_fit(const MatchAndFitRequest& request, MatchAndFitResult* out) {
+  validate_match_and_fit(request);
+  out->motion = MotionEstimate{};
+  match(request.query, request.train, request.match, &out->matches);
+  if (request.one_query_per_train)
+    keep_nearest_query_per_train(&out->matches, request.train.count);
+  pairs_of_matches(out->matches, request.query_points, request.train_points,
+                   request.pairs_from_train, &out->pairs);
+  if (request.ransac.model != MotionModel::kNone)
+    out->motion = estimate_motion(out->pairs, request.ransac);
 }
 
 }  // namespace gpusift

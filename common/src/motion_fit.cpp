@@ -79,6 +79,13 @@ bool finite_matrix(const double* h) {
 MotionSums::MotionSums(double from_x, double from_y, double to_x, double to_y)
     : from_x_(from_x), from_y_(from_y), to_x_(to_x), to_y_(to_y) {}
 
+MotionSums::MotionSums(const double* reference, const double* sums)
+    : MotionSums(reference[0], reference[1], reference[2], reference[3]) {
+  for (int k = 0; k < 6; ++k)
+    for (int w = 0; w < 4; ++w)
+      sums_[k][w] = sums[k * 4 + w];
+}
+
 namespace {
 
 // Four doubles, one vector of AVX2 (two of SSE2); element-wise, so every lane rounds as scalar

@@ -8,6 +8,7 @@
 #include "gpusift/error.h"
 #include "gpusift/motion_fit.h"
 #include "gpusift/motion_models.h"
+#include "gpusift/ransac_winner.h"
 
 namespace gpusift {
 
@@ -72,37 +73,28 @@ __attribute__((target_clones("avx2", "default"))) void pair_errors(const double*
   }
 }
 
-PairScore score_pairs(const double* h, const std::vector<PointPair>& pairs, double threshold_sq,
-                      std::vector<uint8_t>* mask, std::vector<uint32_t>* inliers) {
-  mask->resize(pairs.size());
-  std::vector<double> capped(pairs.size());
-  pair_errors(h, pairs.data(), pairs.size(), threshold_sq, mask->data(), capped.data());
-  if (inliers)
-    inliers->resize(pairs.size());
-  PairScore score;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    if (inliers)
-      (*inliers)[score.inliers] = static_cast<uint32_t>(i);
-    score.inliers += (*mask)[i];
-    score.cost += capped[i];  // in pair order: the cost decides whether the refit is kept
-  }
-  if (inliers)
-    inliers->resize(static_cast<size_t>(score.inliers));
-  return score;
+// The cost in the winner's fixed order (gpusift/ransac_winner.h): lanes by pair index, then the
+// lanes in order.
+double cost_in_lane_order(const std::vector<double>& capped) {
+  double lanes[kWinnerLanes] = {};
+  for (size_t i = 0; i < capped.size(); ++i)
+    lanes[i % kWinnerLanes] = lanes[i % kWinnerLanes] + capped[i];
+  double total = 0;
+  for (double lane : lanes)
+    total = total + lane;
+  return total;
 }
 
-// The mean of hypothesis `iteration`'s minimal sample: a reference point inside the data.
-MotionSums sums_about_sample(const std::vector<PointPair>& pairs, const RansacParams& params,
-                             int iteration) {
-  const int size = minimal_sample_size(params.model);
-  int indices[kMaxMinimalSample];
-  draw_minimal_sample(params.seed, iteration, size, static_cast<int>(pairs.size()), indices);
-  double fx = 0, fy = 0, tx = 0, ty = 0;
-  for (int i = 0; i < size; ++i) {
-    const PointPair& p = pairs[indices[i]];
-    fx += p.from_x, fy += p.from_y, tx += p.to_x, ty += p.to_y;
-  }
-  return MotionSums(fx / size, fy / size, tx / size, ty / size);
+PairScore score_pairs(const double* h, const std::vector<PointPair>& pairs, double threshold_sq,
+                      std::vector<uint8_t>* mask, std::vector<double>* capped) {
+  mask->resize(pairs.size());
+  capped->resize(pairs.size());
+  pair_errors(h, pairs.data(), pairs.size(), threshold_sq, mask->data(), capped->data());
+  PairScore score;
+  for (uint8_t inlier : *mask)
+    score.inliers += inlier;
+  score.cost = cost_in_lane_order(*capped);
+  return score;
 }
 
 }  // namespace
@@ -160,24 +152,49 @@ HypothesisScore best_hypothesis_on_cpu(const std::vector<PointPair>& pairs,
   return best;
 }
 
-MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
-                                      const RansacParams& params, const HypothesisScore& best) {
-  MotionEstimate estimate;
-  double h[9];
+RansacWinner score_winner_on_cpu(const std::vector<PointPair>& pairs, const RansacParams& params,
+                                 const HypothesisScore& best, std::vector<uint8_t>* mask) {
+  RansacWinner winner{};
+  mask->clear();
+  const int count = static_cast<int>(pairs.size());
   if (best.iteration < 0 || best.inliers < minimal_sample_size(params.model) ||
-      !ransac_hypothesis(pairs.data(), static_cast<int>(pairs.size()), params.model, params.seed,
-                         best.iteration, h))
-    return estimate;
+      !ransac_hypothesis(pairs.data(), count, params.model, params.seed, best.iteration,
+                         winner.h) ||
+      !minimal_sample_mean(pairs.data(), count, params.model, params.seed, best.iteration,
+                           winner.reference))
+    return winner;
   const double threshold_sq = threshold_squared(params.threshold);
-  std::vector<uint8_t> mask, refit_mask;
-  std::vector<uint32_t> inliers;
-  PairScore score = score_pairs(h, pairs, threshold_sq, &mask, &inliers);
-  MotionSums sums = sums_about_sample(pairs, params, best.iteration);
-  sums.add(pairs, inliers);
+  std::vector<double> capped;
+  const PairScore score = score_pairs(winner.h, pairs, threshold_sq, mask, &capped);
+  WinnerLane lanes[kWinnerLanes];
+  for (size_t i = 0; i < pairs.size(); ++i)
+    if ((*mask)[i])
+      add_motion_products(pairs[i], winner.reference, lanes[i % kWinnerLanes].sums);
+  for (const WinnerLane& lane : lanes)
+    for (int k = 0; k < kMotionSumCount; ++k)
+      winner.sums[k] = winner.sums[k] + lane.sums[k];
+  winner.cost = score.cost;
+  winner.inliers = score.inliers;
+  winner.found = 1;
+  return winner;
+}
+
+MotionEstimate complete_motion_estimate(const std::vector<PointPair>& pairs,
+                                        const RansacParams& params, const RansacWinner& winner,
+                                        std::vector<uint8_t> mask) {
+  MotionEstimate estimate;
+  if (!winner.found)
+    return estimate;
+  double h[9];
+  std::copy(winner.h, winner.h + 9, h);
+  const double threshold_sq = threshold_squared(params.threshold);
+  PairScore score{winner.inliers, winner.cost};
+  std::vector<uint8_t> refit_mask;
+  std::vector<double> capped;
   double refit[9];
   bool refitted = false;
-  if (sums.solve(params.model, refit)) {
-    const PairScore refit_score = score_pairs(refit, pairs, threshold_sq, &refit_mask, nullptr);
+  if (MotionSums(winner.reference, winner.sums).solve(params.model, refit)) {
+    const PairScore refit_score = score_pairs(refit, pairs, threshold_sq, &refit_mask, &capped);
     if (refit_score.cost < score.cost) {
       std::copy(refit, refit + 9, h);
       score = refit_score;
@@ -189,13 +206,20 @@ MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
   // that form and its inliers taken again, so that the mask is the returned matrix's.
   if (!refitted && h[8] != 1.0) {
     normalise_last_entry(h);
-    score = score_pairs(h, pairs, threshold_sq, &mask, nullptr);
+    score = score_pairs(h, pairs, threshold_sq, &mask, &capped);
   }
   estimate.found = true;
   std::copy(h, h + 9, estimate.matrix);
   estimate.inliers = score.inliers;
   estimate.inlier_mask = std::move(mask);
   return estimate;
+}
+
+MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
+                                      const RansacParams& params, const HypothesisScore& best) {
+  std::vector<uint8_t> mask;
+  const RansacWinner winner = score_winner_on_cpu(pairs, params, best, &mask);
+  return complete_motion_estimate(pairs, params, winner, std::move(mask));
 }
 
 void point_pairs_from_matches(const std::vector<Match>& matches,

@@ -8,6 +8,7 @@
 #include "device_memory.h"
 #include "extract_frame.h"
 #include "gpusift/cuda_matcher.h"
+#include "gpusift/match_and_fit.h"
 #include "gpusift/match_validation.h"
 #include "gpusift/ransac.h"
 #include "match_kernels.h"
@@ -37,6 +38,14 @@ int staged_chunks(const DescriptorSetView& set) {
   const int bytes = set.size * (set.format == DescriptorFormat::kUint8 ? 1 : 2);
   return bytes <= 4 * cuda::kChunkBytes ? 4 : 8;
 }
+
+// What a match-and-fit job brings back in one transfer: this, then the matches (one slot per
+// query row), then the winner's inlier mask (as many).
+struct FitHeader {
+  RansacWinner winner;
+  cuda::MatchScalars scalars;
+  int match_count;
+};
 
 // The device buffers of one staged descriptor set.
 struct StagedBuffers {
@@ -96,14 +105,31 @@ struct CudaMatcher::State {
 
   DeviceBuffer<PointPair> pairs;
   PinnedBuffer<PointPair> host_pairs;
+  DeviceBuffer<int> pair_count;
+  PinnedBuffer<int> host_pair_count;
   DeviceBuffer<unsigned long long> best_key;
-  PinnedBuffer<unsigned long long> host_best_key;
+
+  // A match-and-fit job's own.
+  DeviceBuffer<cuda::Decision> decisions;
+  DeviceBuffer<unsigned long long> best_of_train;
+  DeviceBuffer<PointXY> points;
+  PinnedBuffer<PointXY> host_points;  // query points, then train points
+  struct Job {
+    bool pending = false;
+    cudaStream_t stream = nullptr;
+    int query_count = 0, train_count = 0;
+    bool pairs_from_train = false;
+    RansacParams ransac;
+    bool fits = false;
+  } job;
 
   void release_all() {
     query.release(), train.release(), scalars.release(), partial.release(), forward.release();
     backward.release(), exhaustive_rows.release(), exhaustive_chunks.release(), result.release(),
         host_result.release();
-    pairs.release(), host_pairs.release(), best_key.release(), host_best_key.release();
+    pairs.release(), host_pairs.release(), pair_count.release(), host_pair_count.release(),
+        best_key.release();
+    decisions.release(), best_of_train.release(), points.release(), host_points.release();
   }
 
   // Train splits of the screening for `rows` x `columns`: enough blocks to fill the device.
@@ -142,10 +168,11 @@ struct CudaMatcher::State {
                  exhaustive_rows.get(), count, exhaustive_chunks.get(), stream);
   }
 
-  void match(const DescriptorSetView& q, const DescriptorSetView& t, const MatchParams& params,
-             cudaStream_t stream, std::vector<Match>* out) {
-    // Everything is reserved before anything is enqueued, so that running out of memory leaves
-    // no work behind.
+  // Reserves what matching q to t needs besides `result`, then enqueues it up to one Decision
+  // per query row and the scalars' copy in *header.
+  void enqueue_decisions(const DescriptorSetView& q, const DescriptorSetView& t,
+                         const MatchParams& params, cudaStream_t stream, cuda::MatchScalars* header,
+                         cuda::Decision* out) {
     const cuda::StagedSet rows = query.reserve(q);
     const cuda::StagedSet columns = train.reserve(t);
     scalars.reserve(1);
@@ -158,9 +185,6 @@ struct CudaMatcher::State {
       backward.reserve(t.count);
     exhaustive_rows.reserve(std::max(q.count, t.count));
     exhaustive_chunks.reserve(static_cast<size_t>(std::max(q.count, t.count)) * cuda::kScanChunks);
-    const size_t result_bytes = sizeof(cuda::MatchScalars) + q.count * sizeof(cuda::Decision);
-    result.reserve(result_bytes);
-    host_result.reserve(result_bytes);
 
     for (const auto& [view, staged] : {std::pair{&q, &rows}, std::pair{&t, &columns}})
       if (view->memory == MemoryKind::kHost)
@@ -175,10 +199,20 @@ struct CudaMatcher::State {
     find_nearest(rows, columns, &s->bounds[1], forward.get(), &s->exhaustive_count[0], stream);
     if (params.cross_check)
       find_nearest(columns, rows, &s->bounds[0], backward.get(), &s->exhaustive_count[1], stream);
+    cuda::decide_matches(forward.get(), backward.get(), q.count, params.ratio, params.cross_check,
+                         s, header, out, stream);
+  }
+
+  void match(const DescriptorSetView& q, const DescriptorSetView& t, const MatchParams& params,
+             cudaStream_t stream, std::vector<Match>* out) {
+    // Everything is reserved before anything is enqueued, so that running out of memory leaves
+    // no work behind.
+    const size_t result_bytes = sizeof(cuda::MatchScalars) + q.count * sizeof(cuda::Decision);
+    result.reserve(result_bytes);
+    host_result.reserve(result_bytes);
     auto* header = reinterpret_cast<cuda::MatchScalars*>(result.get());
     auto* decisions = reinterpret_cast<cuda::Decision*>(result.get() + sizeof(cuda::MatchScalars));
-    cuda::decide_matches(forward.get(), backward.get(), q.count, params.ratio, params.cross_check,
-                         s, header, decisions, stream);
+    enqueue_decisions(q, t, params, stream, header, decisions);
     check(cudaMemcpyAsync(host_result.get(), result.get(), result_bytes, cudaMemcpyDeviceToHost,
                           stream),
           "cudaMemcpyAsync (matches to the host)");
@@ -196,31 +230,110 @@ struct CudaMatcher::State {
     }
   }
 
-  HypothesisScore best_hypothesis(const std::vector<PointPair>& p, const RansacParams& params,
-                                  cudaStream_t stream) {
+  // The hypotheses and the winner's score over pairs[0..*count) on the device.
+  void enqueue_ransac(const PointPair* device_pairs, const int* count, const RansacParams& params,
+                      RansacWinner* winner, uint8_t* mask, cudaStream_t stream) {
+    best_key.reserve(1);
+    check(cudaMemsetAsync(best_key.get(), 0, sizeof(unsigned long long), stream),
+          "cudaMemsetAsync");
+    cuda::score_hypotheses(device_pairs, count, params, best_key.get(), stream);
+    cuda::score_winner(device_pairs, count, params, best_key.get(), winner, mask, stream);
+  }
+
+  static size_t fit_result_bytes(int rows) {
+    return sizeof(FitHeader) + static_cast<size_t>(rows) * (sizeof(Match) + 1);
+  }
+
+  void begin_job(const MatchAndFitRequest& r, cudaStream_t stream) {
+    const DescriptorSetView& q = r.query;
+    const DescriptorSetView& t = r.train;
+    job = Job{};
+    job.stream = stream;
+    job.query_count = q.count;
+    job.train_count = t.count;
+    job.pairs_from_train = r.pairs_from_train;
+    job.ransac = r.ransac;
+    job.fits = r.ransac.model != MotionModel::kNone && r.ransac.iterations > 0;
+    const size_t bytes = fit_result_bytes(q.count);
+    result.reserve(bytes);
+    host_result.reserve(bytes);
+    auto* header = reinterpret_cast<FitHeader*>(result.get());
+    check(cudaMemsetAsync(header, 0, sizeof(FitHeader), stream), "cudaMemsetAsync");
+    if (q.count > 0 && t.count > 0) {
+      decisions.reserve(q.count);
+      best_of_train.reserve(t.count);
+      points.reserve(static_cast<size_t>(q.count) + t.count);
+      host_points.reserve(static_cast<size_t>(q.count) + t.count);
+      pairs.reserve(q.count);
+      std::memcpy(host_points.get(), r.query_points, q.count * sizeof(PointXY));
+      std::memcpy(host_points.get() + q.count, r.train_points, t.count * sizeof(PointXY));
+      check(cudaMemcpyAsync(points.get(), host_points.get(),
+                            (static_cast<size_t>(q.count) + t.count) * sizeof(PointXY),
+                            cudaMemcpyHostToDevice, stream),
+            "cudaMemcpyAsync (keypoint positions to the device)");
+      auto* matches = reinterpret_cast<Match*>(result.get() + sizeof(FitHeader));
+      uint8_t* mask = result.get() + sizeof(FitHeader) + q.count * sizeof(Match);
+      enqueue_decisions(q, t, r.match, stream, &header->scalars, decisions.get());
+      cuda::select_matches(decisions.get(), q.count, t.count, r.one_query_per_train,
+                           best_of_train.get(), points.get(), points.get() + q.count,
+                           r.pairs_from_train, matches, pairs.get(), &header->match_count, stream);
+      if (job.fits)
+        enqueue_ransac(pairs.get(), &header->match_count, r.ransac, &header->winner, mask, stream);
+    }
+    check(cudaMemcpyAsync(host_result.get(), result.get(), bytes, cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (matches and motion to the host)");
+    job.pending = true;
+  }
+
+  void finish_job(MatchAndFitResult* out) {
+    job.pending = false;
+    check(cudaStreamSynchronize(job.stream), "cudaStreamSynchronize");
+    FitHeader header;
+    std::memcpy(&header, host_result.get(), sizeof(header));
+    last_exhaustive_rows = header.scalars.exhaustive_count[0] + header.scalars.exhaustive_count[1];
+    out->matches.resize(static_cast<size_t>(header.match_count));
+    std::memcpy(out->matches.data(), host_result.get() + sizeof(FitHeader),
+                out->matches.size() * sizeof(Match));
+    const PointXY* query_points = host_points.get();
+    pairs_of_matches(out->matches, query_points, query_points + job.query_count,
+                     job.pairs_from_train, &out->pairs);
+    out->motion = MotionEstimate{};
+    if (!job.fits)
+      return;
+    const uint8_t* mask = host_result.get() + sizeof(FitHeader) + job.query_count * sizeof(Match);
+    out->motion = complete_motion_estimate(out->pairs, job.ransac, header.winner,
+                                           std::vector<uint8_t>(mask, mask + header.match_count));
+  }
+
+  MotionEstimate estimate_motion(const std::vector<PointPair>& p, const RansacParams& params,
+                                 cudaStream_t stream) {
     const int count = static_cast<int>(p.size());
     pairs.reserve(p.size());
     host_pairs.reserve(p.size());
-    best_key.reserve(1);
-    host_best_key.reserve(1);
+    pair_count.reserve(1);
+    host_pair_count.reserve(1);
+    const size_t bytes = sizeof(FitHeader) + p.size();
+    result.reserve(bytes);
+    host_result.reserve(bytes);
     std::memcpy(host_pairs.get(), p.data(), p.size() * sizeof(PointPair));
+    *host_pair_count.get() = count;
     check(cudaMemcpyAsync(pairs.get(), host_pairs.get(), p.size() * sizeof(PointPair),
                           cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync (point pairs to the device)");
-    check(cudaMemsetAsync(best_key.get(), 0, sizeof(unsigned long long), stream),
-          "cudaMemsetAsync");
-    cuda::score_hypotheses(pairs.get(), count, params, best_key.get(), stream);
-    check(cudaMemcpyAsync(host_best_key.get(), best_key.get(), sizeof(unsigned long long),
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (best hypothesis to the host)");
+    check(cudaMemcpyAsync(pair_count.get(), host_pair_count.get(), sizeof(int),
+                          cudaMemcpyHostToDevice, stream),
+          "cudaMemcpyAsync (pair count to the device)");
+    auto* header = reinterpret_cast<FitHeader*>(result.get());
+    uint8_t* mask = result.get() + sizeof(FitHeader);
+    enqueue_ransac(pairs.get(), pair_count.get(), params, &header->winner, mask, stream);
+    check(cudaMemcpyAsync(host_result.get(), result.get(), bytes, cudaMemcpyDeviceToHost, stream),
+          "cudaMemcpyAsync (RANSAC winner to the host)");
     check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-    const unsigned long long key = *host_best_key.get();
-    HypothesisScore best;
-    if (key != 0) {
-      best.inliers = static_cast<int>(key >> 32) - 1;
-      best.iteration = static_cast<int>(0xffffffffull - (key & 0xffffffffull));
-    }
-    return best;
+    FitHeader back;
+    std::memcpy(&back, host_result.get(), sizeof(back));
+    const uint8_t* mask_back = host_result.get() + sizeof(FitHeader);
+    return complete_motion_estimate(p, params, back.winner,
+                                    std::vector<uint8_t>(mask_back, mask_back + count));
   }
 };
 
@@ -262,9 +375,8 @@ MotionEstimate CudaMatcher::estimate_motion(const std::vector<PointPair>& pairs,
   if (!ransac_can_run(pairs.size(), params))
     return MotionEstimate{};
   State& s = *state_;
-  HypothesisScore best;
   try {
-    best = s.best_hypothesis(pairs, params, stream);
+    return s.estimate_motion(pairs, params, stream);
   } catch (const Error& error) {
     cudaStreamSynchronize(stream);
     cudaGetLastError();
@@ -272,7 +384,38 @@ MotionEstimate CudaMatcher::estimate_motion(const std::vector<PointPair>& pairs,
       s.release_all();
     throw;
   }
-  return finish_motion_estimate(pairs, params, best);
+}
+
+void CudaMatcher::begin_match_and_fit(const MatchAndFitRequest& request, CudaStream stream) {
+  State& s = *state_;
+  if (s.job.pending)
+    throw Error(ErrorCode::kInvalidArgument, "match and fit: a job is already pending");
+  validate_match_and_fit(request);
+  try {
+    s.begin_job(request, stream);
+  } catch (const Error& error) {
+    s.job.pending = false;
+    cudaStreamSynchronize(stream);
+    cudaGetLastError();
+    if (error.code() == ErrorCode::kOutOfMemory)
+      s.release_all();
+    throw;
+  }
+}
+
+void CudaMatcher::finish_match_and_fit(MatchAndFitResult* out) {
+  State& s = *state_;
+  if (!s.job.pending)
+    throw Error(ErrorCode::kInvalidArgument, "match and fit: no job is pending");
+  try {
+    s.finish_job(out);
+  } catch (const Error&) {
+    cudaGetLastError();
+    out->matches.clear();
+    out->pairs.clear();
+    out->motion = MotionEstimate{};
+    throw;
+  }
 }
 
 int CudaMatcher::last_exhaustive_rows() const {
@@ -287,7 +430,8 @@ size_t CudaMatcher::reserved_device_bytes() const {
   const State& s = *state_;
   return s.query.bytes() + s.train.bytes() + s.scalars.bytes() + s.partial.bytes() +
          s.forward.bytes() + s.backward.bytes() + s.exhaustive_rows.bytes() + s.result.bytes() +
-         s.pairs.bytes() + s.best_key.bytes();
+         s.pairs.bytes() + s.pair_count.bytes() + s.best_key.bytes() + s.decisions.bytes() +
+         s.best_of_train.bytes() + s.points.bytes();
 }
 
 }  // namespace gpusift

@@ -16,6 +16,7 @@
 
 #include "gpusift/match_distance.h"
 #include "gpusift/match_types.h"
+#include "gpusift/ransac_winner.h"
 
 namespace gpusift::cuda {
 
@@ -76,8 +77,8 @@ void stage_sets(const StagedSet& query, const StagedSet& train, MatchScalars* sc
 void screen(const StagedSet& rows, const StagedSet& columns, int splits, int tiles_per_split,
             ScreenEntry* partial, cudaStream_t stream);
 
-// An exhaustive scan splits each row's columns into at most this many chunks, one block each;
-// chunk_nearest holds kScanChunks entries per row that can be scanned.
+// chunk_nearest, the exhaustive scan's scratch, holds kScanChunks entries per row of the larger
+// set; the scan splits the columns into as many chunks as fit in it for the rows it lists.
 constexpr int kScanChunks = 16;
 
 // Exact two nearest columns of every row into nearest[row]; rows the screening cannot settle go
@@ -97,9 +98,24 @@ void decide_matches(const TwoNearest* forward, const TwoNearest* backward, int q
                     float ratio, bool cross_check, const MatchScalars* scalars,
                     MatchScalars* header, Decision* decisions, cudaStream_t stream);
 
-// Scores every hypothesis of a RANSAC run; *best_key (zeroed first) becomes
-// (inliers + 1) << 32 | (0xffffffff - iteration) of the best one (0: none usable).
-void score_hypotheses(const PointPair* pairs, int count, const RansacParams& params,
+// The matches of a match-and-fit job, in query order, from the decisions of its query rows:
+// with one_query_per_train only the nearest query of each train row (ties: the lowest query;
+// best_of_train holds train_count scratch entries), with their point pairs. *match_count gets
+// their number.
+void select_matches(const Decision* decisions, int query_count, int train_count,
+                    bool one_query_per_train, unsigned long long* best_of_train,
+                    const PointXY* query_points, const PointXY* train_points, bool pairs_from_train,
+                    Match* matches, PointPair* pairs, int* match_count, cudaStream_t stream);
+
+// Scores every hypothesis of a RANSAC run over pairs[0..*count); *best_key (zeroed first)
+// becomes (inliers + 1) << 32 | (0xffffffff - iteration) of the best one (0: none usable).
+void score_hypotheses(const PointPair* pairs, const int* count, const RansacParams& params,
                       unsigned long long* best_key, cudaStream_t stream);
+
+// The winner's score and least-squares sums (gpusift/ransac_winner.h) and its inlier mask
+// (mask[0..*count)); winner->found = 0 when there is none.
+void score_winner(const PointPair* pairs, const int* count, const RansacParams& params,
+                  const unsigned long long* best_key, RansacWinner* winner, uint8_t* mask,
+                  cudaStream_t stream);
 
 }  // namespace gpusift::cuda

@@ -1,12 +1,15 @@
 // RANSAC on the device: a block per hypothesis draws and solves its minimal sample with the shared
 // code (gpusift/motion_models.h), counts its inliers, and the best (most inliers, then the lowest
-// iteration) wins by one 64-bit atomic maximum.
+// iteration) wins by one 64-bit atomic maximum. One block then scores the winner
+// (gpusift/ransac_winner.h) for the host's refit. The pair count is read on the device, so that
+// pairs selected by earlier kernels need no trip to the host.
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 #include "cuda_check.h"
 #include "gpusift/motion_models.h"
+#include "gpusift/ransac_winner.h"
 #include "match_kernels.h"
 
 namespace gpusift::cuda {
@@ -17,11 +20,12 @@ namespace {
 // device idle on a run of 512 hypotheses.
 constexpr int kThreads = 128;
 
-__global__ void score_hypotheses_kernel(const PointPair* pairs, int count, MotionModel model,
-                                        uint64_t seed, double threshold_sq,
+__global__ void score_hypotheses_kernel(const PointPair* pairs, const int* pair_count,
+                                        MotionModel model, uint64_t seed, double threshold_sq,
                                         unsigned long long* best_key) {
   __shared__ int block_inliers;
   const int iteration = blockIdx.x;
+  const int count = *pair_count;
   if (threadIdx.x == 0)
     block_inliers = 0;
   // Every thread solves the same hypothesis: the same bits, and no broadcast needed.
@@ -45,13 +49,73 @@ __global__ void score_hypotheses_kernel(const PointPair* pairs, int count, Motio
   }
 }
 
+// One block of kWinnerLanes threads: thread t is lane t.
+__global__ void score_winner_kernel(const PointPair* pairs, const int* pair_count,
+                                    MotionModel model, uint64_t seed, double threshold_sq,
+                                    const unsigned long long* best_key, RansacWinner* winner,
+                                    uint8_t* mask) {
+  constexpr int kTotals = kMotionSumCount + 1;  // the sums, then the cost
+  __shared__ double lane_values[kTotals][kWinnerLanes];
+  __shared__ int lane_inliers[kWinnerLanes];
+  const int lane = threadIdx.x;
+  const int count = *pair_count;
+  const unsigned long long key = *best_key;
+  const int best_inliers = static_cast<int>(key >> 32) - 1;
+  const int iteration = static_cast<int>(0xffffffffull - (key & 0xffffffffull));
+  RansacWinner found{};
+  if (key == 0 || best_inliers < minimal_sample_size(model) ||
+      !ransac_hypothesis(pairs, count, model, seed, iteration, found.h) ||
+      !minimal_sample_mean(pairs, count, model, seed, iteration, found.reference)) {
+    if (lane == 0)
+      winner->found = 0;
+    return;  // the whole block, alike
+  }
+  WinnerLane mine;
+  for (int i = lane; i < count; i += kWinnerLanes)
+    mask[i] = score_into_lane(found.h, pairs[i], found.reference, threshold_sq, &mine);
+  for (int k = 0; k < kMotionSumCount; ++k)
+    lane_values[k][lane] = mine.sums[k];
+  lane_values[kMotionSumCount][lane] = mine.cost;
+  lane_inliers[lane] = mine.inliers;
+  __syncthreads();
+  if (lane < kTotals) {
+    double total = 0;
+    for (int l = 0; l < kWinnerLanes; ++l)
+      total = total + lane_values[lane][l];
+    if (lane < kMotionSumCount)
+      winner->sums[lane] = total;
+    else
+      winner->cost = total;
+  } else if (lane == kTotals) {
+    int inliers = 0;
+    for (int l = 0; l < kWinnerLanes; ++l)
+      inliers += lane_inliers[l];
+    winner->inliers = inliers;
+    for (int i = 0; i < 9; ++i)
+      winner->h[i] = found.h[i];
+    for (int i = 0; i < 4; ++i)
+      winner->reference[i] = found.reference[i];
+    winner->found = 1;
+  }
+}
+
 }  // namespace
 
-void score_hypotheses(const PointPair* pairs, int count, const RansacParams& params,
+void score_hypotheses(const PointPair* pairs, const int* count, const RansacParams& params,
                       unsigned long long* best_key, cudaStream_t stream) {
   score_hypotheses_kernel<<<params.iterations, kThreads, 0, stream>>>(
       pairs, count, params.model, params.seed, threshold_squared(params.threshold), best_key);
   check_launch("score RANSAC hypotheses");
+}
+
+void score_winner(const PointPair* pairs, const int* count, const RansacParams& params,
+                  const unsigned long long* best_key, RansacWinner* winner, uint8_t* mask,
+                  cudaStream_t stream) {
+  static_assert(kWinnerLanes > kMotionSumCount + 1, "a thread per total, and one for the rest");
+  score_winner_kernel<<<1, kWinnerLanes, 0, stream>>>(pairs, count, params.model, params.seed,
+                                                      threshold_squared(params.threshold), best_key,
+                                                      winner, mask);
+  check_launch("score the RANSAC winner");
 }
 
 }  // namespace gpusift::cuda

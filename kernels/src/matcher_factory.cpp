@@ -1,4 +1,5 @@
 #include <memory>
+#include <utility>
 
 #include "gpusift/cpu_matcher.h"
 #include "gpusift/error.h"
@@ -23,9 +24,23 @@ class CpuMatcherAdapter final : public Matcher {
                                  const RansacParams& params) override {
     return impl_.estimate_motion(pairs, params);
   }
+  void begin_match_and_fit(const MatchAndFitRequest& request) override {
+    if (pending_)
+      throw Error(ErrorCode::kInvalidArgument, "match and fit: a job is already pending");
+    impl_.match_and_fit(request, &result_);
+    pending_ = true;
+  }
+  void finish_match_and_fit(MatchAndFitResult* out) override {
+    if (!pending_)
+      throw Error(ErrorCode::kInvalidArgument, "match and fit: no job is pending");
+    pending_ = false;
+    std::swap(*out, result_);
+  }
 
  private:
   CpuMatcher impl_;
+  MatchAndFitResult result_;
+  bool pending_ = false;
 };
 
 #ifdef GPUSIFT_HAVE_CUDA
@@ -42,6 +57,10 @@ class CurrentContextCudaMatcher : public Matcher {
                                  const RansacParams& params) override {
     return impl_.estimate_motion(pairs, params, stream_.get());
   }
+  void begin_match_and_fit(const MatchAndFitRequest& request) override {
+    impl_.begin_match_and_fit(request, stream_.get());
+  }
+  void finish_match_and_fit(MatchAndFitResult* out) override { impl_.finish_match_and_fit(out); }
 
  private:
   OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
@@ -61,6 +80,10 @@ class CudaMatcherOnDevice final : public Matcher {
                                  const RansacParams& params) override {
     return impl_.estimate_motion(pairs, params);
   }
+  void begin_match_and_fit(const MatchAndFitRequest& request) override {
+    impl_.begin_match_and_fit(request);
+  }
+  void finish_match_and_fit(MatchAndFitResult* out) override { impl_.finish_match_and_fit(out); }
 
  private:
   ScopedCudaDevice device_;

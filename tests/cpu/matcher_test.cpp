@@ -11,6 +11,7 @@
 
 #include "gpusift/cpu_matcher.h"
 #include "gpusift/error.h"
+#include "gpusift/match_and_fit.h"
 #include "gpusift/matcher.h"
 #include "match_data.h"
 
@@ -287,6 +288,76 @@ TEST(MatcherFactory, CpuAndAuto) {
     EXPECT_EQ(create_matcher(Backend::kAuto)->backend(), Backend::kCpu);
     EXPECT_EQ(code_of([] { create_matcher(Backend::kCuda); }), ErrorCode::kNoDevice);
   }
+}
+
+// One job equals its parts: match, the nearest query per train row, the pairs, RANSAC.
+TEST(MatchAndFit, EqualsMatchSelectionPairsAndRansac) {
+  const ImagePair images = astronaut_pair();
+  const DescriptorSet a = sift_set(images.original), b = sift_set(images.moved);
+  auto matcher = create_matcher(Backend::kCpu);
+  CpuMatcher parts;
+  for (MotionModel model : all_motion_models()) {
+    for (bool one_per_train : {false, true}) {
+      for (bool from_train : {false, true}) {
+        FitJob job(a, b, model, one_per_train, from_train);
+        job.request.match = MatchParams{0.8f, model == MotionModel::kAffine};
+        job.request.ransac.seed = 7;
+        MatchAndFitResult result;
+        matcher->match_and_fit(job.request, &result);
+
+        MatchAndFitResult expected;
+        parts.match(a.view(), b.view(), job.request.match, &expected.matches);
+        if (one_per_train)
+          keep_nearest_query_per_train(&expected.matches, b.count);
+        for (const Match& m : expected.matches) {
+          const Keypoint& q = a.keypoints[m.query];
+          const Keypoint& t = b.keypoints[m.train];
+          expected.pairs.push_back(from_train ? PointPair{t.x, t.y, q.x, q.y}
+                                              : PointPair{q.x, q.y, t.x, t.y});
+        }
+        if (model != MotionModel::kNone)
+          expected.motion = parts.estimate_motion(expected.pairs, job.request.ransac);
+        EXPECT_TRUE(bit_identical(result, expected)) << model_name(model);
+        EXPECT_GT(result.matches.size(), 100u);
+        EXPECT_EQ(result.motion.found, model != MotionModel::kNone) << model_name(model);
+      }
+    }
+  }
+}
+
+TEST(MatchAndFit, NearestQueryPerTrainKeepsTheNearestAndTheLowestQueryOnTies) {
+  std::vector<Match> matches = {{0, 5, 2.f}, {1, 3, 1.f}, {2, 5, 1.f}, {3, 3, 1.f},
+                                {4, 7, 0.f}, {5, 5, 1.f}, {6, 3, 0.5f}};
+  keep_nearest_query_per_train(&matches, 8);
+  const std::vector<std::pair<int, int>> kept = {{2, 5}, {4, 7}, {6, 3}};
+  EXPECT_EQ(index_pairs(matches), kept);
+}
+
+TEST(MatchAndFit, OneJobAtATimeAndBadRequestsAreRefused) {
+  const DescriptorSet a = random_unit_set(50, 128, 21), b = random_unit_set(60, 128, 22);
+  auto matcher = create_matcher(Backend::kCpu);
+  FitJob job(a, b, MotionModel::kSimilarity, false, false);
+  MatchAndFitResult result;
+  EXPECT_EQ(code_of([&] { matcher->finish_match_and_fit(&result); }), ErrorCode::kInvalidArgument);
+  matcher->begin_match_and_fit(job.request);
+  EXPECT_EQ(code_of([&] { matcher->begin_match_and_fit(job.request); }),
+            ErrorCode::kInvalidArgument);
+  matcher->finish_match_and_fit(&result);
+  MatchAndFitRequest no_points = job.request;
+  no_points.train_points = nullptr;
+  EXPECT_EQ(code_of([&] { matcher->begin_match_and_fit(no_points); }), ErrorCode::kInvalidArgument);
+  MatchAndFitRequest bad_threshold = job.request;
+  bad_threshold.ransac.threshold = -1.f;
+  EXPECT_EQ(code_of([&] { matcher->begin_match_and_fit(bad_threshold); }),
+            ErrorCode::kInvalidArgument);
+  // A refused request leaves no job behind.
+  matcher->match_and_fit(job.request, &result);
+  MatchAndFitRequest empty = job.request;
+  empty.query.count = 0;
+  matcher->match_and_fit(empty, &result);
+  EXPECT_TRUE(result.matches.empty());
+  EXPECT_TRUE(result.pairs.empty());
+  EXPECT_FALSE(result.motion.found);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "gpu_fixture.h"
@@ -367,6 +368,149 @@ TEST_F(CudaRansac, DegenerateInputEqualsCpu) {
                                    stream_.get());
             }),
             ErrorCode::kInvalidArgument);
+}
+
+// Sizes that are no multiple of the exact distance's eight lanes, through the exhaustive scan.
+TEST_F(CudaMatch, OddSizedDuplicatesTakeTheExhaustivePathAndEqualCpu) {
+  for (int size : {7, 33, 65, 100}) {
+    DescriptorSet train = random_unit_set(1500, size, size);
+    for (int i = 1; i < 150; ++i)
+      std::copy_n(train.floats.begin(), size, train.floats.begin() + i * 9 * size);
+    DescriptorSet query = random_unit_set(400, size, size + 1);
+    std::copy_n(train.floats.begin(), size, query.floats.begin());
+    for (int k = 0; k < size; ++k)
+      query.floats[size + k] = train.floats[k] * 0.999f;
+    expect_cpu_identity(query, train, "duplicates size " + std::to_string(size), 1.5f);
+    EXPECT_GE(gpu_.last_exhaustive_rows(), 2) << size;
+    DescriptorSet bytes_train = random_byte_set(900, size, size + 2);
+    for (int i = 1; i < 90; ++i)
+      std::copy_n(bytes_train.bytes.begin(), size, bytes_train.bytes.begin() + i * 7 * size);
+    DescriptorSet bytes_query = random_byte_set(300, size, size + 3);
+    std::copy_n(bytes_train.bytes.begin(), size, bytes_query.bytes.begin());
+    expect_cpu_identity(bytes_query, bytes_train, "byte duplicates size " + std::to_string(size),
+                        1.5f);
+  }
+}
+
+class CudaMatchAndFit : public CudaMatch {
+ protected:
+  void expect_cpu_identity(const FitJob& job, const std::string& label) {
+    MatchAndFitResult expected, ours;
+    cpu_.match_and_fit(job.request, &expected);
+    gpu_.begin_match_and_fit(job.request, stream_.get());
+    gpu_.finish_match_and_fit(&ours);
+    EXPECT_TRUE(bit_identical(ours, expected))
+        << label << ": cuda " << ours.matches.size() << " matches, " << ours.motion.inliers
+        << " inliers; cpu " << expected.matches.size() << ", " << expected.motion.inliers;
+  }
+};
+
+TEST_F(CudaMatchAndFit, EveryModelAndSelectionEqualsCpu) {
+  DescriptorSet a, b;
+  for (const std::string& name : parity_image_names()) {
+    const ImagePair images = image_pair(name);
+    a.append(sift_set(images.original));
+    b.append(sift_set(images.moved));
+  }
+  const DescriptorSet a4096 = a.first(4096), b4096 = b.first(4096);
+  const ImagePair astronaut = image_pair("astronaut.png");
+  const DescriptorSet c = sift_set(astronaut.original), d = sift_set(astronaut.moved);
+  for (const auto& [query, train, label] :
+       {std::tuple{&a4096, &b4096, "real 4096"}, std::tuple{&c, &d, "astronaut"},
+        std::tuple{&d, &c, "astronaut reversed"}}) {
+    for (MotionModel model : all_motion_models())
+      for (bool one_per_train : {false, true})
+        for (bool from_train : {false, true}) {
+          FitJob job(*query, *train, model, one_per_train, from_train);
+          job.request.ransac.seed = 11;
+          expect_cpu_identity(job, std::string(label) + " " + model_name(model) +
+                                       (one_per_train ? " one per train" : "") +
+                                       (from_train ? " from train" : ""));
+        }
+  }
+  FitJob cross(c, d, MotionModel::kHomography, true, true);
+  cross.request.match.cross_check = true;
+  expect_cpu_identity(cross, "cross-checked");
+  const DeviceCopy dc(c), dd(d);
+  FitJob on_device(c, d, MotionModel::kHomography, true, true);
+  MatchAndFitResult from_host, from_device;
+  gpu_.begin_match_and_fit(on_device.request, stream_.get());
+  gpu_.finish_match_and_fit(&from_host);
+  on_device.request.query = dc.view();
+  on_device.request.train = dd.view();
+  gpu_.begin_match_and_fit(on_device.request, stream_.get());
+  gpu_.finish_match_and_fit(&from_device);
+  EXPECT_TRUE(bit_identical(from_device, from_host));
+  EXPECT_TRUE(from_device.motion.found);
+  EXPECT_LE(
+      corner_error(from_device.motion.matrix, test_homography(astronaut.original.size()).inv().val,
+                   astronaut.original.cols, astronaut.original.rows),
+      1.0);
+}
+
+TEST_F(CudaMatchAndFit, FewEmptyAndDegenerateJobsEqualCpu) {
+  const DescriptorSet a = random_unit_set(300, 128, 31);
+  for (int count : {0, 1, 2, 3, 4, 5}) {
+    const DescriptorSet few = a.first(count);
+    for (MotionModel model : all_motion_models()) {
+      const std::string label = std::to_string(count) + " rows " + model_name(model);
+      expect_cpu_identity(FitJob(few, a, model, false, false), label + " as query");
+      expect_cpu_identity(FitJob(a, few, model, true, true), label + " as train");
+      expect_cpu_identity(FitJob(few, few, model, true, false), label + " both");
+    }
+  }
+  FitJob no_iterations(a, a, MotionModel::kHomography, false, false);
+  no_iterations.request.ransac.iterations = 0;
+  expect_cpu_identity(no_iterations, "no iterations");
+  // Every point the same: matches, but no motion.
+  DescriptorSet same = a;
+  std::fill(same.keypoints.begin(), same.keypoints.end(), Keypoint{});
+  expect_cpu_identity(FitJob(same, same, MotionModel::kHomography, false, false), "one point");
+}
+
+// Two matchers on two streams, their jobs in flight together, give what each gives alone.
+TEST_F(CudaMatchAndFit, JobsOnTwoStreamsOverlapAndEqualSequentialOnes) {
+  const ImagePair images = image_pair("coffee.png");
+  const DescriptorSet a = sift_set(images.original), b = sift_set(images.moved);
+  const FitJob forward(a, b, MotionModel::kHomography, true, false);
+  const FitJob backward(b, a, MotionModel::kAffine, false, true);
+  const OwnedCudaStream other_stream(device_);
+  CudaMatcher other;
+  MatchAndFitResult alone_forward, alone_backward, together_forward, together_backward;
+  gpu_.begin_match_and_fit(forward.request, stream_.get());
+  gpu_.finish_match_and_fit(&alone_forward);
+  other.begin_match_and_fit(backward.request, other_stream.get());
+  other.finish_match_and_fit(&alone_backward);
+  for (int round = 0; round < 3; ++round) {
+    gpu_.begin_match_and_fit(forward.request, stream_.get());
+    other.begin_match_and_fit(backward.request, other_stream.get());
+    other.finish_match_and_fit(&together_backward);
+    gpu_.finish_match_and_fit(&together_forward);
+    EXPECT_TRUE(bit_identical(together_forward, alone_forward)) << round;
+    EXPECT_TRUE(bit_identical(together_backward, alone_backward)) << round;
+  }
+  EXPECT_TRUE(alone_forward.motion.found);
+}
+
+TEST_F(CudaMatchAndFit, OneJobAtATimeAndOutOfMemoryLeavesNoneBehind) {
+  const DescriptorSet a = random_unit_set(200, 128, 41), b = random_unit_set(220, 128, 42);
+  const FitJob job(a, b, MotionModel::kSimilarity, false, false);
+  MatchAndFitResult result;
+  EXPECT_EQ(code_of([&] { gpu_.finish_match_and_fit(&result); }), ErrorCode::kInvalidArgument);
+  gpu_.begin_match_and_fit(job.request, stream_.get());
+  EXPECT_EQ(code_of([&] { gpu_.begin_match_and_fit(job.request, stream_.get()); }),
+            ErrorCode::kInvalidArgument);
+  gpu_.finish_match_and_fit(&result);
+  DescriptorSet huge;
+  huge.count = 1 << 20;
+  huge.size = 128;
+  huge.floats.assign(static_cast<size_t>(huge.count) * huge.size, 0.5f);
+  huge.keypoints.assign(static_cast<size_t>(huge.count), Keypoint{});
+  const FitJob too_big(huge, b, MotionModel::kSimilarity, false, false);
+  EXPECT_EQ(ErrorCode::kOutOfMemory, code_with_device_memory_taken([&] {
+              gpu_.begin_match_and_fit(too_big.request, stream_.get());
+            }));
+  expect_cpu_identity(job, "after out of memory");
 }
 
 // Informational: the matcher's time on the test's GPU (gpusift-bench-match measures properly).

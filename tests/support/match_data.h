@@ -169,6 +169,39 @@ inline bool bit_identical(const MotionEstimate& a, const MotionEstimate& b) {
          a.inliers == b.inliers && a.inlier_mask == b.inlier_mask;
 }
 
+inline bool bit_identical(const MatchAndFitResult& a, const MatchAndFitResult& b) {
+  return bit_identical(a.matches, b.matches) && a.pairs.size() == b.pairs.size() &&
+         (a.pairs.empty() ||
+          std::memcmp(a.pairs.data(), b.pairs.data(), a.pairs.size() * sizeof(PointPair)) == 0) &&
+         bit_identical(a.motion, b.motion);
+}
+
+inline std::vector<PointXY> positions(const DescriptorSet& set) {
+  std::vector<PointXY> points;
+  for (const Keypoint& k : set.keypoints)
+    points.push_back(PointXY{k.x, k.y});
+  points.resize(static_cast<size_t>(set.count), PointXY{0.f, 0.f});
+  return points;
+}
+
+// A match-and-fit job between two sets, with their keypoints as positions (held in `points`).
+struct FitJob {
+  std::vector<PointXY> query_points, train_points;
+  MatchAndFitRequest request;
+
+  FitJob(const DescriptorSet& query, const DescriptorSet& train, MotionModel model,
+         bool one_query_per_train, bool pairs_from_train)
+      : query_points(positions(query)), train_points(positions(train)) {
+    request.query = query.view();
+    request.train = train.view();
+    request.query_points = query_points.data();
+    request.train_points = train_points.data();
+    request.one_query_per_train = one_query_per_train;
+    request.pairs_from_train = pairs_from_train;
+    request.ransac.model = model;
+  }
+};
+
 inline cv::Point2d apply(const double* h, cv::Point2d p) {
   const double w = h[6] * p.x + h[7] * p.y + h[8];
   return {(h[0] * p.x + h[1] * p.y + h[2]) / w, (h[3] * p.x + h[4] * p.y + h[5]) / w};

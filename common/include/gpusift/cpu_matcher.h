@@ -19,6 +19,8 @@ class CpuMatcher {
              const MatchParams& params, std::vector<Match>* out);
   // See gpusift::Matcher::estimate_motion.
   MotionEstimate estimate_motion(const std::vector<PointPair>& pairs, const RansacParams& params);
+  // See gpusift::Matcher::begin_match_and_fit: the whole job, at once.
+  void match_and_fit(const MatchAndFitRequest& request, MatchAndFitResult* out);
 
   // The two nearest train rows of every query row (ranked as the matcher ranks), for tests and
   // callers that want their own decision.

@@ -55,4 +55,30 @@ struct MotionEstimate {
   std::vector<uint8_t> inlier_mask;  // one per pair, 1 for inliers (empty when !found)
 };
 
+// A keypoint position, one per descriptor row.
+struct PointXY {
+  float x, y;
+};
+
+// Matching, the pairs of the matches and RANSAC on them, as one job (Matcher::begin_match_and_fit).
+struct MatchAndFitRequest {
+  DescriptorSetView query{nullptr, 0, 0, DescriptorFormat::kNone, MemoryKind::kHost};
+  DescriptorSetView train{nullptr, 0, 0, DescriptorFormat::kNone, MemoryKind::kHost};
+  const PointXY* query_points = nullptr;  // host memory, query.count of them
+  const PointXY* train_points = nullptr;  // host memory, train.count of them
+  MatchParams match;
+  // Keeps, of the matches to one train row, only the nearest (ties: the lowest query), so that
+  // no train row is used twice (a tracker continues each track at most once).
+  bool one_query_per_train = false;
+  // Pairs map query points onto train points; with this, train onto query.
+  bool pairs_from_train = false;
+  RansacParams ransac;  // kNone: no motion is fitted
+};
+
+struct MatchAndFitResult {
+  std::vector<Match> matches;    // sorted by query
+  std::vector<PointPair> pairs;  // pairs[k] is the points of matches[k]
+  MotionEstimate motion;         // inlier_mask[k] is for matches[k]
+};
+
 }  // namespace gpusift

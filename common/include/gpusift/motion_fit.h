@@ -14,6 +14,8 @@ namespace gpusift {
 class MotionSums {
  public:
   MotionSums(double from_x, double from_y, double to_x, double to_y);
+  // Sums taken elsewhere (gpusift/ransac_winner.h's layout) about reference[0..4).
+  MotionSums(const double* reference, const double* sums);
 
   // Adds the relative products of the pairs [xx, xy, x, yy, y, 1] times the weights [1, u, v,
   // u^2 + v^2]. Each of the 24 sums is one accumulation in pair order, so the result does not

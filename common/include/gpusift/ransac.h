@@ -7,6 +7,7 @@
 
 #include "gpusift/keypoint.h"
 #include "gpusift/match_types.h"
+#include "gpusift/ransac_winner.h"
 
 namespace gpusift {
 
@@ -36,10 +37,21 @@ HypothesisScore best_hypothesis_on_cpu(const std::vector<PointPair>& pairs,
                                        const RansacParams& params);
 
 // The estimate from the search's winner: its inliers, refitted by least squares on them (kept
-// only when that loses no inliers), the final inliers and mask. Not found when `best` has no
-// usable hypothesis or fewer inliers than a minimal sample.
+// only when that lowers the MSAC cost), the final inliers and mask. Not found when `best` has no
+// usable hypothesis or fewer inliers than a minimal sample. Runs the two halves below.
 MotionEstimate finish_motion_estimate(const std::vector<PointPair>& pairs,
                                       const RansacParams& params, const HypothesisScore& best);
+
+// The first half on the CPU: the winner's score and sums (the CUDA matcher computes the same
+// bits on the device); `mask` gets the winner's inliers.
+RansacWinner score_winner_on_cpu(const std::vector<PointPair>& pairs, const RansacParams& params,
+                                 const HypothesisScore& best, std::vector<uint8_t>* mask);
+
+// The second half, on the host for both backends: the refit and the final inliers. `mask` is
+// the winner's.
+MotionEstimate complete_motion_estimate(const std::vector<PointPair>& pairs,
+                                        const RansacParams& params, const RansacWinner& winner,
+                                        std::vector<uint8_t> mask);
 
 // pairs[i] = (query keypoint of matches[i], its train keypoint): the motion from the query
 // frame to the train frame. Reuses out's storage.

@@ -36,6 +36,12 @@ class CudaMatcher {
   MotionEstimate estimate_motion(const std::vector<PointPair>& pairs, const RansacParams& params,
                                  CudaStream stream);
 
+  // See gpusift::Matcher::begin_match_and_fit: the matches, their selection and pairs, the
+  // hypotheses and the winner's score and sums run on the device; finish waits for `stream`
+  // once and refits on the host by the CPU backend's code.
+  void begin_match_and_fit(const MatchAndFitRequest& request, CudaStream stream);
+  void finish_match_and_fit(MatchAndFitResult* out);
+
   // Query rows whose nearest neighbours the last match() had to find by an exhaustive exact
   // scan because the tensor-core screening left too many candidates (ties, duplicates); for
   // tests and profiling.

@@ -38,6 +38,19 @@ class Matcher {
   // count or a threshold that is not positive.
   virtual MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
                                          const RansacParams& params) = 0;
+
+  // One job of match(), the pairs of its matches and estimate_motion() on them, with the same
+  // results as those calls (see MatchAndFitRequest). begin starts it and finish waits for it:
+  // the CUDA matcher enqueues the whole job on its stream and waits once, in finish, so jobs of
+  // two matchers run side by side on the GPU. The request's memory is read before begin
+  // returns. One job at a time: begin throws kInvalidArgument while one is pending, finish
+  // when none is. Errors as match() and estimate_motion(); after an error no job is pending.
+  virtual void begin_match_and_fit(const MatchAndFitRequest& request) = 0;
+  virtual void finish_match_and_fit(MatchAndFitResult* out) = 0;
+  void match_and_fit(const MatchAndFitRequest& request, MatchAndFitResult* out) {
+    begin_match_and_fit(request);
+    finish_match_and_fit(out);
+  }
 };
 
 // kAuto: CUDA when it is built in and a device is present, else the CPU. Throws gpusift::Error

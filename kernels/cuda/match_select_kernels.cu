@@ -1,0 +1,103 @@
+// The selection of a match-and-fit job's matches on the device: the nearest query per train row
+// by one atomic minimum per match, then an order-keeping compaction by one block, which writes
+// the matches and their point pairs. Ties and order are the CPU's (keep_nearest_query_per_train).
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda_check.h"
+#include "match_kernels.h"
+
+namespace gpusift::cuda {
+
+namespace {
+
+constexpr int kCompactThreads = 1024;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+// Non-negative distances order like their bits, so (distance, query) orders like the key.
+__device__ unsigned long long nearest_key(const Decision& d, int query) {
+  return (static_cast<unsigned long long>(__float_as_uint(d.distance)) << 32) |
+         static_cast<unsigned>(query);
+}
+
+__global__ void reset_best_kernel(int train_count, unsigned long long* best_of_train) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < train_count; i += gridDim.x * blockDim.x)
+    best_of_train[i] = ~0ull;
+}
+
+__global__ void nearest_query_per_train_kernel(const Decision* decisions, int query_count,
+                                               unsigned long long* best_of_train) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < query_count && decisions[i].train >= 0)
+    atomicMin(&best_of_train[decisions[i].train], nearest_key(decisions[i], i));
+}
+
+__global__ void compact_matches_kernel(const Decision* decisions, int query_count,
+                                       const unsigned long long* best_of_train,
+                                       const PointXY* query_points, const PointXY* train_points,
+                                       bool pairs_from_train, Match* matches, PointPair* pairs,
+                                       int* match_count) {
+  __shared__ int warp_offsets[kCompactThreads / 32];
+  __shared__ int base;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  if (threadIdx.x == 0)
+    base = 0;
+  __syncthreads();
+  for (int start = 0; start < query_count; start += kCompactThreads) {
+    const int i = start + threadIdx.x;
+    Decision d{-1, 0.f};
+    if (i < query_count)
+      d = decisions[i];
+    const bool keep =
+        d.train >= 0 && (!best_of_train || best_of_train[d.train] == nearest_key(d, i));
+    const unsigned ballot = __ballot_sync(kFullMask, keep);
+    if (lane == 0)
+      warp_offsets[warp] = __popc(ballot);
+    __syncthreads();
+    if (warp == 0) {
+      const int own = warp_offsets[lane];
+      int inclusive = own;
+      for (int offset = 1; offset < 32; offset <<= 1) {
+        const int below = __shfl_up_sync(kFullMask, inclusive, offset);
+        if (lane >= offset)
+          inclusive += below;
+      }
+      warp_offsets[lane] = inclusive - own;
+    }
+    __syncthreads();
+    if (keep) {
+      const int k = base + warp_offsets[warp] + __popc(ballot & ((1u << lane) - 1u));
+      matches[k] = Match{i, d.train, d.distance};
+      const PointXY q = query_points[i], t = train_points[d.train];
+      pairs[k] = pairs_from_train ? PointPair{t.x, t.y, q.x, q.y} : PointPair{q.x, q.y, t.x, t.y};
+    }
+    __syncthreads();
+    if (threadIdx.x == kCompactThreads - 1)
+      base += warp_offsets[warp] + __popc(ballot);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    *match_count = base;
+}
+
+}  // namespace
+
+void select_matches(const Decision* decisions, int query_count, int train_count,
+                    bool one_query_per_train, unsigned long long* best_of_train,
+                    const PointXY* query_points, const PointXY* train_points, bool pairs_from_train,
+                    Match* matches, PointPair* pairs, int* match_count, cudaStream_t stream) {
+  if (one_query_per_train) {
+    reset_best_kernel<<<(train_count + 255) / 256, 256, 0, stream>>>(train_count, best_of_train);
+    check_launch("reset the nearest query per train row");
+    nearest_query_per_train_kernel<<<(query_count + 255) / 256, 256, 0, stream>>>(
+        decisions, query_count, best_of_train);
+    check_launch("nearest query per train row");
+  }
+  compact_matches_kernel<<<1, kCompactThreads, 0, stream>>>(
+      decisions, query_count, one_query_per_train ? best_of_train : nullptr, query_points,
+      train_points, pairs_from_train, matches, pairs, match_count);
+  check_launch("compact the matches");
+}
+
+}  // namespace gpusift::cuda
