@@ -73,16 +73,25 @@ __attribute__((target_clones("avx2", "default"))) void pair_errors(const double*
   }
 }
 
-// The cost in the winner's fixed order (gpusift/ransac_winner.h): lanes by pair index, then the
-// lanes in order.
+// The total of kWinnerLanes lane values (overwritten) in the winner's order: a tree per block,
+// then the blocks in order (gpusift/ransac_winner.h).
+double add_lanes_in_winner_order(double* lanes) {
+  double total = 0;
+  for (int block = 0; block < kWinnerBlocks; ++block) {
+    double* block_lanes = lanes + block * kWinnerThreads;
+    for (int stride = kWinnerThreads / 2; stride > 0; stride /= 2)
+      for (int t = 0; t < stride; ++t)
+        add_tree_step(block_lanes, t, stride);
+    total = total + block_lanes[0];
+  }
+  return total;
+}
+
 double cost_in_lane_order(const std::vector<double>& capped) {
-  double lanes[kWinnerLanes] = {};
+  std::vector<double> lanes(kWinnerLanes, 0.0);
   for (size_t i = 0; i < capped.size(); ++i)
     lanes[i % kWinnerLanes] = lanes[i % kWinnerLanes] + capped[i];
-  double total = 0;
-  for (double lane : lanes)
-    total = total + lane;
-  return total;
+  return add_lanes_in_winner_order(lanes.data());
 }
 
 PairScore score_pairs(const double* h, const std::vector<PointPair>& pairs, double threshold_sq,
@@ -166,13 +175,16 @@ RansacWinner score_winner_on_cpu(const std::vector<PointPair>& pairs, const Rans
   const double threshold_sq = threshold_squared(params.threshold);
   std::vector<double> capped;
   const PairScore score = score_pairs(winner.h, pairs, threshold_sq, mask, &capped);
-  WinnerLane lanes[kWinnerLanes];
+  std::vector<WinnerLane> lanes(kWinnerLanes);
   for (size_t i = 0; i < pairs.size(); ++i)
     if ((*mask)[i])
       add_motion_products(pairs[i], winner.reference, lanes[i % kWinnerLanes].sums);
-  for (const WinnerLane& lane : lanes)
-    for (int k = 0; k < kMotionSumCount; ++k)
-      winner.sums[k] = winner.sums[k] + lane.sums[k];
+  std::vector<double> sum_lanes(kWinnerLanes);
+  for (int k = 0; k < kMotionSumCount; ++k) {
+    for (int l = 0; l < kWinnerLanes; ++l)
+      sum_lanes[static_cast<size_t>(l)] = lanes[static_cast<size_t>(l)].sums[k];
+    winner.sums[k] = add_lanes_in_winner_order(sum_lanes.data());
+  }
   winner.cost = score.cost;
   winner.inliers = score.inliers;
   winner.found = 1;

@@ -107,7 +107,7 @@ struct CudaMatcher::State {
   PinnedBuffer<PointPair> host_pairs;
   DeviceBuffer<int> pair_count;
   PinnedBuffer<int> host_pair_count;
-  DeviceBuffer<unsigned long long> best_key;
+  DeviceBuffer<cuda::RansacScratch> ransac_scratch;
 
   // A match-and-fit job's own.
   DeviceBuffer<cuda::Decision> decisions;
@@ -128,7 +128,7 @@ struct CudaMatcher::State {
     backward.release(), exhaustive_rows.release(), exhaustive_chunks.release(), result.release(),
         host_result.release();
     pairs.release(), host_pairs.release(), pair_count.release(), host_pair_count.release(),
-        best_key.release();
+        ransac_scratch.release();
     decisions.release(), best_of_train.release(), points.release(), host_points.release();
   }
 
@@ -233,11 +233,11 @@ struct CudaMatcher::State {
   // The hypotheses and the winner's score over pairs[0..*count) on the device.
   void enqueue_ransac(const PointPair* device_pairs, const int* count, const RansacParams& params,
                       RansacWinner* winner, uint8_t* mask, cudaStream_t stream) {
-    best_key.reserve(1);
-    check(cudaMemsetAsync(best_key.get(), 0, sizeof(unsigned long long), stream),
+    ransac_scratch.reserve(1);
+    check(cudaMemsetAsync(ransac_scratch.get(), 0, cuda::kRansacScratchReset, stream),
           "cudaMemsetAsync");
-    cuda::score_hypotheses(device_pairs, count, params, best_key.get(), stream);
-    cuda::score_winner(device_pairs, count, params, best_key.get(), winner, mask, stream);
+    cuda::score_hypotheses(device_pairs, count, params, ransac_scratch.get(), stream);
+    cuda::score_winner(device_pairs, count, params, ransac_scratch.get(), winner, mask, stream);
   }
 
   static size_t fit_result_bytes(int rows) {
@@ -430,7 +430,7 @@ size_t CudaMatcher::reserved_device_bytes() const {
   const State& s = *state_;
   return s.query.bytes() + s.train.bytes() + s.scalars.bytes() + s.partial.bytes() +
          s.forward.bytes() + s.backward.bytes() + s.exhaustive_rows.bytes() + s.result.bytes() +
-         s.pairs.bytes() + s.pair_count.bytes() + s.best_key.bytes() + s.decisions.bytes() +
+         s.pairs.bytes() + s.pair_count.bytes() + s.ransac_scratch.bytes() + s.decisions.bytes() +
          s.best_of_train.bytes() + s.points.bytes();
 }
 

@@ -12,6 +12,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "gpusift/match_distance.h"
@@ -107,15 +108,24 @@ void select_matches(const Decision* decisions, int query_count, int train_count,
                     const PointXY* query_points, const PointXY* train_points, bool pairs_from_train,
                     Match* matches, PointPair* pairs, int* match_count, cudaStream_t stream);
 
-// Scores every hypothesis of a RANSAC run over pairs[0..*count); *best_key (zeroed first)
-// becomes (inliers + 1) << 32 | (0xffffffff - iteration) of the best one (0: none usable).
+// The device state of a RANSAC run; the first two members are zeroed (one memset of
+// kRansacScratchReset bytes) before it.
+struct RansacScratch {
+  unsigned long long best_key;
+  unsigned blocks_done;
+  int block_inliers[kWinnerBlocks];
+  double block_totals[kWinnerBlocks][kMotionSumCount + 1];
+};
+inline constexpr size_t kRansacScratchReset = 16;
+
+// Scores every hypothesis of a RANSAC run over pairs[0..*count); scratch->best_key becomes
+// (inliers + 1) << 32 | (0xffffffff - iteration) of the best one (0: none usable).
 void score_hypotheses(const PointPair* pairs, const int* count, const RansacParams& params,
-                      unsigned long long* best_key, cudaStream_t stream);
+                      RansacScratch* scratch, cudaStream_t stream);
 
 // The winner's score and least-squares sums (gpusift/ransac_winner.h) and its inlier mask
 // (mask[0..*count)); winner->found = 0 when there is none.
 void score_winner(const PointPair* pairs, const int* count, const RansacParams& params,
-                  const unsigned long long* best_key, RansacWinner* winner, uint8_t* mask,
-                  cudaStream_t stream);
+                  RansacScratch* scratch, RansacWinner* winner, uint8_t* mask, cudaStream_t stream);
 
 }  // namespace gpusift::cuda

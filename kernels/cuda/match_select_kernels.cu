@@ -33,48 +33,67 @@ __global__ void nearest_query_per_train_kernel(const Decision* decisions, int qu
     atomicMin(&best_of_train[decisions[i].train], nearest_key(decisions[i], i));
 }
 
+// A block scan over kCompactThreads threads of kPerThread consecutive queries each: all their
+// loads are in flight together, and 4096 queries take one pass.
 __global__ void compact_matches_kernel(const Decision* decisions, int query_count,
                                        const unsigned long long* best_of_train,
                                        const PointXY* query_points, const PointXY* train_points,
                                        bool pairs_from_train, Match* matches, PointPair* pairs,
                                        int* match_count) {
+  constexpr int kPerThread = 4;
+  constexpr int kPerPass = kCompactThreads * kPerThread;
   __shared__ int warp_offsets[kCompactThreads / 32];
-  __shared__ int base;
+  __shared__ int pass_total;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
-  if (threadIdx.x == 0)
-    base = 0;
-  __syncthreads();
-  for (int start = 0; start < query_count; start += kCompactThreads) {
-    const int i = start + threadIdx.x;
-    Decision d{-1, 0.f};
-    if (i < query_count)
-      d = decisions[i];
-    const bool keep =
-        d.train >= 0 && (!best_of_train || best_of_train[d.train] == nearest_key(d, i));
-    const unsigned ballot = __ballot_sync(kFullMask, keep);
-    if (lane == 0)
-      warp_offsets[warp] = __popc(ballot);
+  int base = 0;
+  for (int start = 0; start < query_count; start += kPerPass) {
+    const int first = start + threadIdx.x * kPerThread;
+    Decision d[kPerThread];
+    bool keep[kPerThread];
+    int kept = 0;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j)
+      d[j] = first + j < query_count ? decisions[first + j] : Decision{-1, 0.f};
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      keep[j] = d[j].train >= 0 &&
+                (!best_of_train || best_of_train[d[j].train] == nearest_key(d[j], first + j));
+      kept += keep[j];
+    }
+    int inclusive = kept;
+    for (int offset = 1; offset < 32; offset <<= 1) {
+      const int below = __shfl_up_sync(kFullMask, inclusive, offset);
+      if (lane >= offset)
+        inclusive += below;
+    }
+    if (lane == 31)
+      warp_offsets[warp] = inclusive;
     __syncthreads();
     if (warp == 0) {
       const int own = warp_offsets[lane];
-      int inclusive = own;
+      int warp_inclusive = own;
       for (int offset = 1; offset < 32; offset <<= 1) {
-        const int below = __shfl_up_sync(kFullMask, inclusive, offset);
+        const int below = __shfl_up_sync(kFullMask, warp_inclusive, offset);
         if (lane >= offset)
-          inclusive += below;
+          warp_inclusive += below;
       }
-      warp_offsets[lane] = inclusive - own;
+      warp_offsets[lane] = warp_inclusive - own;
+      if (lane == 31)
+        pass_total = warp_inclusive;
     }
     __syncthreads();
-    if (keep) {
-      const int k = base + warp_offsets[warp] + __popc(ballot & ((1u << lane) - 1u));
-      matches[k] = Match{i, d.train, d.distance};
-      const PointXY q = query_points[i], t = train_points[d.train];
+    int k = base + warp_offsets[warp] + inclusive - kept;
+#pragma unroll
+    for (int j = 0; j < kPerThread; ++j) {
+      if (!keep[j])
+        continue;
+      const int query = first + j;
+      matches[k] = Match{query, d[j].train, d[j].distance};
+      const PointXY q = query_points[query], t = train_points[d[j].train];
       pairs[k] = pairs_from_train ? PointPair{t.x, t.y, q.x, q.y} : PointPair{q.x, q.y, t.x, t.y};
+      ++k;
     }
-    __syncthreads();
-    if (threadIdx.x == kCompactThreads - 1)
-      base += warp_offsets[warp] + __popc(ballot);
+    base += pass_total;
     __syncthreads();
   }
   if (threadIdx.x == 0)

@@ -35,8 +35,31 @@ __device__ int warp_sum(int v) {
   return v;
 }
 
-__device__ void raise_bound(unsigned* bits, float value) {
-  atomicMax(bits, __float_as_uint(value));
+// The set's bounds, raised once per block: one atomic per row on the same two words would
+// serialise thousands of rows.
+struct BlockBounds {
+  unsigned norm_sq_bits, rounding_bits;
+};
+
+__device__ void clear_block_bounds(BlockBounds* bounds) {
+  if (threadIdx.x == 0)
+    bounds->norm_sq_bits = 0, bounds->rounding_bits = 0;
+  __syncthreads();
+}
+
+__device__ void raise_block_bounds(BlockBounds* block, float norm_sq, float rounding) {
+  atomicMax(&block->norm_sq_bits, __float_as_uint(norm_sq));
+  atomicMax(&block->rounding_bits, __float_as_uint(rounding));
+}
+
+__device__ void publish_block_bounds(const BlockBounds* block, SetBounds* bounds) {
+  __syncthreads();
+  if (threadIdx.x != 0)
+    return;
+  if (block->norm_sq_bits)
+    atomicMax(&bounds->max_norm_sq_bits, block->norm_sq_bits);
+  if (block->rounding_bits)
+    atomicMax(&bounds->max_rounding_bits, block->rounding_bits);
 }
 
 // The power of two 2^p that scales a row of largest magnitude `largest` into
@@ -65,12 +88,7 @@ __device__ void pick_set(const StagePlan& plan, MatchScalars* scalars, StagedSet
   *block = query ? blockIdx.x : blockIdx.x - plan.query_blocks;
 }
 
-__global__ void stage_float_rows(StagePlan plan, MatchScalars* scalars) {
-  StagedSet set;
-  SetBounds* bounds;
-  int block;
-  pick_set(plan, scalars, &set, &bounds, &block);
-  const int row = block * kStageWarps + threadIdx.x / 32;
+__device__ void stage_float_row(const StagedSet& set, int row, BlockBounds* bounds) {
   const int lane = threadIdx.x % 32;
   if (row >= set.padded_count)
     return;
@@ -121,16 +139,10 @@ __global__ void stage_float_rows(StagePlan plan, MatchScalars* scalars) {
   const_cast<float*>(set.norm_sq)[r] = norm;
   const_cast<float*>(set.unscale)[r] = static_cast<float>(unscale);
   const_cast<float*>(set.rounding)[r] = rounding;
-  raise_bound(&bounds->max_norm_sq_bits, norm);
-  raise_bound(&bounds->max_rounding_bits, rounding);
+  raise_block_bounds(bounds, norm, rounding);
 }
 
-__global__ void stage_byte_rows(StagePlan plan, MatchScalars* scalars) {
-  StagedSet set;
-  SetBounds* bounds;
-  int block;
-  pick_set(plan, scalars, &set, &bounds, &block);
-  const int row = block * kStageWarps + threadIdx.x / 32;
+__device__ void stage_byte_row(const StagedSet& set, int row, BlockBounds* bounds) {
   const int lane = threadIdx.x % 32;
   if (row >= set.padded_count)
     return;
@@ -159,7 +171,29 @@ __global__ void stage_byte_rows(StagePlan plan, MatchScalars* scalars) {
   const_cast<float*>(set.unscale)[r] = 1.f;
   const_cast<float*>(set.rounding)[r] = 0.f;
   if (real)
-    raise_bound(&bounds->max_norm_sq_bits, norm);
+    raise_block_bounds(bounds, norm, 0.f);
+}
+
+__global__ void stage_float_rows(StagePlan plan, MatchScalars* scalars) {
+  __shared__ BlockBounds block_bounds;
+  StagedSet set;
+  SetBounds* bounds;
+  int block;
+  pick_set(plan, scalars, &set, &bounds, &block);
+  clear_block_bounds(&block_bounds);
+  stage_float_row(set, block * kStageWarps + threadIdx.x / 32, &block_bounds);
+  publish_block_bounds(&block_bounds, bounds);
+}
+
+__global__ void stage_byte_rows(StagePlan plan, MatchScalars* scalars) {
+  __shared__ BlockBounds block_bounds;
+  StagedSet set;
+  SetBounds* bounds;
+  int block;
+  pick_set(plan, scalars, &set, &bounds, &block);
+  clear_block_bounds(&block_bounds);
+  stage_byte_row(set, block * kStageWarps + threadIdx.x / 32, &block_bounds);
+  publish_block_bounds(&block_bounds, bounds);
 }
 
 }  // namespace

@@ -49,47 +49,69 @@ __global__ void score_hypotheses_kernel(const PointPair* pairs, const int* pair_
   }
 }
 
-// One block of kWinnerLanes threads: thread t is lane t.
+// kWinnerBlocks blocks of kWinnerThreads: thread t of block b is lane b * kWinnerThreads + t.
+// Each block sums its lanes by the tree; the last block to finish adds the blocks in order.
 __global__ void score_winner_kernel(const PointPair* pairs, const int* pair_count,
                                     MotionModel model, uint64_t seed, double threshold_sq,
-                                    const unsigned long long* best_key, RansacWinner* winner,
-                                    uint8_t* mask) {
+                                    RansacScratch* scratch, RansacWinner* winner, uint8_t* mask) {
   constexpr int kTotals = kMotionSumCount + 1;  // the sums, then the cost
-  __shared__ double lane_values[kTotals][kWinnerLanes];
-  __shared__ int lane_inliers[kWinnerLanes];
-  const int lane = threadIdx.x;
+  __shared__ double lane_values[kTotals][kWinnerThreads];
+  __shared__ int block_inliers;
+  __shared__ bool last_block;
+  const int t = threadIdx.x, block = blockIdx.x;
   const int count = *pair_count;
-  const unsigned long long key = *best_key;
+  const unsigned long long key = scratch->best_key;
   const int best_inliers = static_cast<int>(key >> 32) - 1;
   const int iteration = static_cast<int>(0xffffffffull - (key & 0xffffffffull));
   RansacWinner found{};
   if (key == 0 || best_inliers < minimal_sample_size(model) ||
       !ransac_hypothesis(pairs, count, model, seed, iteration, found.h) ||
       !minimal_sample_mean(pairs, count, model, seed, iteration, found.reference)) {
-    if (lane == 0)
+    if (block == 0 && t == 0)
       winner->found = 0;
-    return;  // the whole block, alike
+    return;  // every block, alike
   }
+  if (t == 0)
+    block_inliers = 0;
   WinnerLane mine;
-  for (int i = lane; i < count; i += kWinnerLanes)
+  for (int i = block * kWinnerThreads + t; i < count; i += kWinnerLanes)
     mask[i] = score_into_lane(found.h, pairs[i], found.reference, threshold_sq, &mine);
   for (int k = 0; k < kMotionSumCount; ++k)
-    lane_values[k][lane] = mine.sums[k];
-  lane_values[kMotionSumCount][lane] = mine.cost;
-  lane_inliers[lane] = mine.inliers;
+    lane_values[k][t] = mine.sums[k];
+  lane_values[kMotionSumCount][t] = mine.cost;
   __syncthreads();
-  if (lane < kTotals) {
+  atomicAdd(&block_inliers, mine.inliers);
+  for (int stride = kWinnerThreads / 2; stride > 0; stride /= 2) {
+    if (t < stride)
+      for (int k = 0; k < kTotals; ++k)
+        add_tree_step(lane_values[k], t, stride);
+    __syncthreads();
+  }
+  if (t < kTotals)
+    scratch->block_totals[block][t] = lane_values[t][0];
+  if (t == 0)
+    scratch->block_inliers[block] = block_inliers;
+  __threadfence();
+  __syncthreads();
+  if (t == 0)
+    last_block = atomicAdd(&scratch->blocks_done, 1u) == kWinnerBlocks - 1;
+  __syncthreads();
+  if (!last_block)
+    return;
+  __threadfence();
+  const volatile RansacScratch* done = scratch;
+  if (t < kTotals) {
     double total = 0;
-    for (int l = 0; l < kWinnerLanes; ++l)
-      total = total + lane_values[lane][l];
-    if (lane < kMotionSumCount)
-      winner->sums[lane] = total;
+    for (int b = 0; b < kWinnerBlocks; ++b)
+      total = total + done->block_totals[b][t];
+    if (t < kMotionSumCount)
+      winner->sums[t] = total;
     else
       winner->cost = total;
-  } else if (lane == kTotals) {
+  } else if (t == kTotals) {
     int inliers = 0;
-    for (int l = 0; l < kWinnerLanes; ++l)
-      inliers += lane_inliers[l];
+    for (int b = 0; b < kWinnerBlocks; ++b)
+      inliers += done->block_inliers[b];
     winner->inliers = inliers;
     for (int i = 0; i < 9; ++i)
       winner->h[i] = found.h[i];
@@ -102,19 +124,20 @@ __global__ void score_winner_kernel(const PointPair* pairs, const int* pair_coun
 }  // namespace
 
 void score_hypotheses(const PointPair* pairs, const int* count, const RansacParams& params,
-                      unsigned long long* best_key, cudaStream_t stream) {
+                      RansacScratch* scratch, cudaStream_t stream) {
   score_hypotheses_kernel<<<params.iterations, kThreads, 0, stream>>>(
-      pairs, count, params.model, params.seed, threshold_squared(params.threshold), best_key);
+      pairs, count, params.model, params.seed, threshold_squared(params.threshold),
+      &scratch->best_key);
   check_launch("score RANSAC hypotheses");
 }
 
 void score_winner(const PointPair* pairs, const int* count, const RansacParams& params,
-                  const unsigned long long* best_key, RansacWinner* winner, uint8_t* mask,
+                  RansacScratch* scratch, RansacWinner* winner, uint8_t* mask,
                   cudaStream_t stream) {
-  static_assert(kWinnerLanes > kMotionSumCount + 1, "a thread per total, and one for the rest");
-  score_winner_kernel<<<1, kWinnerLanes, 0, stream>>>(pairs, count, params.model, params.seed,
-                                                      threshold_squared(params.threshold), best_key,
-                                                      winner, mask);
+  static_assert(kWinnerThreads > kMotionSumCount + 1, "a thread per total, and one for the rest");
+  score_winner_kernel<<<kWinnerBlocks, kWinnerThreads, 0, stream>>>(
+      pairs, count, params.model, params.seed, threshold_squared(params.threshold), scratch, winner,
+      mask);
   check_launch("score the RANSAC winner");
 }
 

@@ -1,8 +1,9 @@
 // The first half of RANSAC's ending, one definition for the CPU backend and the CUDA kernel: the
 // winning hypothesis' inliers, its MSAC cost and the least-squares sums over its inliers. Sums
-// are taken in one fixed order, whichever backend runs them: pair i goes to lane i % kWinnerLanes
-// (in pair order within a lane), then the lanes are added in lane order. So both backends hand
-// the host the same bits, and the refit that follows (ransac.cpp) is the same too.
+// are taken in one fixed order, whichever backend runs them: pair i goes to lane
+// i % kWinnerLanes (in pair order within a lane); the lanes form kWinnerBlocks blocks, each
+// summed by a tree (add_lanes_in_winner_order), and the blocks are added in order. So both
+// backends hand the host the same bits, and the refit that follows (ransac.cpp) is the same too.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,16 @@
 
 namespace gpusift {
 
-inline constexpr int kWinnerLanes = 128;
+// The GPU's blocks and threads: a lane per thread.
+inline constexpr int kWinnerBlocks = 8;
+inline constexpr int kWinnerThreads = 128;
+inline constexpr int kWinnerLanes = kWinnerBlocks * kWinnerThreads;
+
+// One step of a block's tree: lane t (t < stride) takes in lane t + stride; strides
+// kWinnerThreads / 2, ..., 2, 1 leave the block's sum in its first lane.
+GPUSIFT_HD void add_tree_step(double* block_lanes, int t, int stride) {
+  block_lanes[t] = block_lanes[t] + block_lanes[t + stride];
+}
 // The least-squares sums: relative products [xx, xy, x, yy, y, 1] times the weights [1, u, v,
 // u^2 + v^2], at [product * 4 + weight].
 inline constexpr int kMotionSumCount = 24;
