@@ -60,6 +60,16 @@ struct StreamLayout {
   guint height = 0;
 };
 
+using TimingClock = std::chrono::steady_clock;
+
+// A frame between the two halves of its tracking.
+struct FrameInFlight {
+  TrackerSettings settings;
+  const GstKeypointsMeta* meta = nullptr;
+  gint64 start_us = 0;
+  TimingClock::time_point start, framed, begun_at;
+};
+
 // What the streaming thread owns between start and stop.
 struct Runtime {
   TrackerSettings settings;  // backend and device as chosen at start
@@ -78,12 +88,15 @@ struct Runtime {
   double attach_sum_us = 0;   // the tracks meta, and the message when posted
   double element_sum_us = 0;  // transform_ip as a whole
   int timed_frames = 0;
+  // Between begin_frame and finish_frame.
+  FrameInFlight in_flight;
+  // With two frames in flight: the frame whose matching runs, and the input not yet looked at.
+  GstBuffer* held = nullptr;
+  GstBuffer* incoming = nullptr;
 };
 
 // Frames per GST_DEBUG summary of where the time goes.
 constexpr int kTimingSummaryFrames = 500;
-
-using TimingClock = std::chrono::steady_clock;
 
 double microseconds_between(TimingClock::time_point from, TimingClock::time_point to) {
   return std::chrono::duration<double, std::micro>(to - from).count();
@@ -128,13 +141,20 @@ void release_runtime(GstKeypointTracker* self) {
   Runtime& rt = *self->runtime;
   {
     CudaContextScope scope(self->context);  // device buffers go in the context they belong to
-    if (rt.tracker)
+    if (rt.tracker) {
+      rt.tracker->cancel();
       rt.next_track_id = rt.tracker->next_id();
+    }
     rt.tracker.reset();
     rt.matcher.reset();
     rt.keyframe_matcher.reset();
   }
   rt.result = gpusift::tracking::FrameResult{};
+  if (rt.held)
+    gst_buffer_unref(rt.held);
+  if (rt.incoming)
+    gst_buffer_unref(rt.incoming);
+  rt.held = rt.incoming = nullptr;
 #ifdef GPUSIFT_HAVE_GST_CUDA
   gst_clear_object(&self->context);
 #endif
@@ -268,6 +288,112 @@ bool same_layout(const StreamLayout& layout, const GstKeypointsMeta* meta) {
 
 }  // namespace
 
+namespace {
+
+enum class Began { kUntracked, kBegun, kError };
+
+// The first half of a frame: checks, resets, and the tracker's matching enqueued. Untracked
+// buffers (no meta, no descriptors) pass as they are.
+Began begin_frame(GstKeypointTracker* self, GstBuffer* buffer) {
+  Runtime& rt = *self->runtime;
+  if (self->reset_requested->exchange(false) || GST_BUFFER_IS_DISCONT(buffer))
+    rt.tracker->reset();
+
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  if (!check_trackable(self, meta)) {
+    rt.tracker->reset();
+    return Began::kUntracked;
+  }
+  if (!same_layout(rt.layout, meta)) {
+    rt.tracker->reset();
+    rt.layout = StreamLayout{meta->method, meta->width, meta->height};
+  }
+
+  request_device_descriptors(self);
+  FrameInFlight& f = rt.in_flight;
+  f.settings = current_settings(self);
+  f.meta = meta;
+  f.start_us = g_get_monotonic_time();
+  f.start = TimingClock::now();
+  try {
+    CudaContextScope scope(self->context);
+    const gpusift::tracking::FrameFeatures frame =
+        gpusift::gst::tracker_frame(buffer, meta, self->context);
+    f.framed = TimingClock::now();
+    rt.tracker->begin(frame, f.settings.params);
+  } catch (const gpusift::Error& error) {
+    rt.tracker->reset();
+    post_library_error(self, error);
+    return Began::kError;
+  }
+  f.begun_at = TimingClock::now();
+  return Began::kBegun;
+}
+
+// The second half: the tracks, the meta, the message.
+GstFlowReturn finish_frame(GstKeypointTracker* self, GstBuffer* buffer) {
+  Runtime& rt = *self->runtime;
+  const FrameInFlight& f = rt.in_flight;
+  const TimingClock::time_point resumed = TimingClock::now();
+  try {
+    CudaContextScope scope(self->context);
+    rt.tracker->finish(&rt.result);
+  } catch (const gpusift::Error& error) {
+    rt.tracker->reset();
+    post_library_error(self, error);
+    return GST_FLOW_ERROR;
+  }
+  attach_meta(buffer, f.meta, rt.result, f.settings.params.model);
+  GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %d matches, %d inliers, %d tracks alive",
+                 static_cast<guint64>(rt.result.frame_number), rt.result.matches, rt.result.inliers,
+                 rt.result.tracks_alive);
+  if (f.settings.post_messages)
+    post_frame_message(self, buffer, f.settings.params.model, g_get_monotonic_time() - f.start_us);
+  const TimingClock::time_point end = TimingClock::now();
+  // The element's own time: both halves, not the frames upstream made in between.
+  const double element_us =
+      microseconds_between(f.start, f.begun_at) + microseconds_between(resumed, end);
+  add_timing(self, microseconds_between(f.start, f.framed),
+             element_us - microseconds_between(f.start, f.framed) - rt.result.times.total,
+             element_us);
+  return GST_FLOW_OK;
+}
+
+// With two frames in flight: the held frame, tracked and pushed now (before an event that must
+// follow it, or at the end).
+GstFlowReturn push_held_frame(GstKeypointTracker* self) {
+  Runtime& rt = *self->runtime;
+  GstBuffer* held = rt.held;
+  if (!held)
+    return GST_FLOW_OK;
+  rt.held = nullptr;
+  const GstFlowReturn ret = finish_frame(self, held);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(held);
+    return ret;
+  }
+  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), held);
+}
+
+// A flush: the held frame is dropped (after its device work).
+void drop_held_frame(GstKeypointTracker* self) {
+  Runtime& rt = *self->runtime;
+  if (rt.tracker)
+    rt.tracker->cancel();
+  if (rt.held)
+    gst_buffer_unref(rt.held);
+  rt.held = nullptr;
+  if (rt.incoming)
+    gst_buffer_unref(rt.incoming);
+  rt.incoming = nullptr;
+}
+
+bool frames_overlap(GstKeypointTracker* self) {
+  return self->runtime->settings.max_frames_in_flight > 1;
+}
+
+}  // namespace
+
 static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
   Runtime& rt = *self->runtime;
@@ -314,6 +440,15 @@ static gboolean gst_keypoint_tracker_set_caps(GstBaseTransform* trans, GstCaps* 
 
 static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEvent* event) {
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  // A held frame leaves before any event that follows it in the stream; a flush drops it.
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+    drop_held_frame(self);
+  } else if (GST_EVENT_IS_SERIALIZED(event) && self->runtime->held) {
+    const GstFlowReturn ret = push_held_frame(self);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT(self, "the held frame before %s: %s", GST_EVENT_TYPE_NAME(event),
+                       gst_flow_get_name(ret));
+  }
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_STREAM_START:
       // A new stream: warn again about what it lacks, ask again for device descriptors.
@@ -339,46 +474,64 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
 
 static GstFlowReturn gst_keypoint_tracker_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
-  Runtime& rt = *self->runtime;
-  if (self->reset_requested->exchange(false) || GST_BUFFER_IS_DISCONT(buffer))
-    rt.tracker->reset();
+  switch (begin_frame(self, buffer)) {
+    case Began::kUntracked:
+      return GST_FLOW_OK;
+    case Began::kError:
+      return GST_FLOW_ERROR;
+    case Began::kBegun:
+      break;
+  }
+  return finish_frame(self, buffer);
+}
 
-  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
-  if (!check_trackable(self, meta)) {
-    rt.tracker->reset();
+static GstFlowReturn gst_keypoint_tracker_submit_input_buffer(GstBaseTransform* trans,
+                                                              gboolean is_discont,
+                                                              GstBuffer* input) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  if (!frames_overlap(self))
+    return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)
+        ->submit_input_buffer(trans, is_discont, input);
+  self->runtime->incoming = input;
+  return GST_FLOW_OK;
+}
+
+// With two frames in flight, each input gives up to two outputs in turn: the held frame, tracked
+// now, then the input itself when it has nothing to track; a trackable input is begun and held.
+static GstFlowReturn gst_keypoint_tracker_generate_output(GstBaseTransform* trans,
+                                                          GstBuffer** outbuf) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+  if (!frames_overlap(self))
+    return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)
+        ->generate_output(trans, outbuf);
+  Runtime& rt = *self->runtime;
+  *outbuf = nullptr;
+  if (rt.held) {
+    GstBuffer* held = rt.held;
+    rt.held = nullptr;
+    const GstFlowReturn ret = finish_frame(self, held);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(held);
+      return ret;
+    }
+    *outbuf = held;
     return GST_FLOW_OK;
   }
-  if (!same_layout(rt.layout, meta)) {
-    rt.tracker->reset();
-    rt.layout = StreamLayout{meta->method, meta->width, meta->height};
+  if (!rt.incoming)
+    return GST_FLOW_OK;
+  GstBuffer* input = gst_buffer_make_writable(rt.incoming);
+  rt.incoming = nullptr;
+  switch (begin_frame(self, input)) {
+    case Began::kUntracked:
+      *outbuf = input;
+      return GST_FLOW_OK;
+    case Began::kError:
+      gst_buffer_unref(input);
+      return GST_FLOW_ERROR;
+    case Began::kBegun:
+      rt.held = input;
+      return GST_FLOW_OK;
   }
-
-  request_device_descriptors(self);
-  const TrackerSettings settings = current_settings(self);
-  const gint64 start_us = g_get_monotonic_time();
-  const TimingClock::time_point start = TimingClock::now();
-  TimingClock::time_point framed = start;
-  try {
-    CudaContextScope scope(self->context);
-    const gpusift::tracking::FrameFeatures frame =
-        gpusift::gst::tracker_frame(buffer, meta, self->context);
-    framed = TimingClock::now();
-    rt.tracker->process(frame, settings.params, &rt.result);
-  } catch (const gpusift::Error& error) {
-    rt.tracker->reset();
-    post_library_error(self, error);
-    return GST_FLOW_ERROR;
-  }
-  attach_meta(buffer, meta, rt.result, settings.params.model);
-  GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %d matches, %d inliers, %d tracks alive",
-                 static_cast<guint64>(rt.result.frame_number), rt.result.matches, rt.result.inliers,
-                 rt.result.tracks_alive);
-  if (settings.post_messages)
-    post_frame_message(self, buffer, settings.params.model, g_get_monotonic_time() - start_us);
-  const TimingClock::time_point end = TimingClock::now();
-  add_timing(self, microseconds_between(start, framed),
-             microseconds_between(framed, end) - rt.result.times.total,
-             microseconds_between(start, end));
   return GST_FLOW_OK;
 }
 
@@ -393,16 +546,38 @@ static void gst_keypoint_tracker_set_context(GstElement* element, GstContext* co
   GST_ELEMENT_CLASS(gst_keypoint_tracker_parent_class)->set_context(element, context);
 }
 
+// With two frames in flight a frame leaves one frame later: that much more latency.
+static void add_frame_of_latency(GstKeypointTracker* self, GstQuery* query) {
+  GstCaps* caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(self));
+  GstVideoInfo info;
+  const bool known = caps && gst_video_info_from_caps(&info, caps) && info.fps_n > 0;
+  if (caps)
+    gst_caps_unref(caps);
+  if (!known) {
+    GST_DEBUG_OBJECT(self, "frame rate unknown: no latency added for the frame in flight");
+    return;
+  }
+  const GstClockTime frame = gst_util_uint64_scale_int(GST_SECOND, info.fps_d, info.fps_n);
+  gboolean live = FALSE;
+  GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
+  gst_query_parse_latency(query, &live, &min, &max);
+  gst_query_set_latency(query, live, min + frame, GST_CLOCK_TIME_IS_VALID(max) ? max + frame : max);
+}
+
 static gboolean gst_keypoint_tracker_query(GstBaseTransform* trans, GstPadDirection direction,
                                            GstQuery* query) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+#ifdef GPUSIFT_HAVE_GST_CUDA
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
     return TRUE;
 #endif
-  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)
-      ->query(trans, direction, query);
+  const gboolean answered =
+      GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->query(trans, direction, query);
+  if (answered && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC &&
+      current_settings(self).max_frames_in_flight > 1)
+    add_frame_of_latency(self, query);
+  return answered;
 }
 
 static void gst_keypoint_tracker_set_property(GObject* object, guint id, const GValue* value,
@@ -463,6 +638,8 @@ static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_transform_ip);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_generate_output);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_query);
 
   GST_DEBUG_CATEGORY_INIT(gst_keypoint_tracker_debug, "keypointtracker", 0, "keypointtracker");

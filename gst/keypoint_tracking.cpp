@@ -134,21 +134,25 @@ class Job {
   Job() = default;
   Job(const Job&) = delete;
   Job& operator=(const Job&) = delete;
-  ~Job() {
-    if (!matcher_)
-      return;
-    try {
-      MatchAndFitResult dropped;
-      matcher_->finish_match_and_fit(&dropped);
-    } catch (const Error&) {
-    }
-  }
+  ~Job() { cancel(); }
   void begin(Matcher* matcher, const MatchAndFitRequest& request, bool* on_device) {
     *on_device = request.query.memory == MemoryKind::kDevice;
     matcher->begin_match_and_fit(request);
     matcher_ = matcher;
   }
   bool pending() const { return matcher_ != nullptr; }
+  // Waits for the job and drops its results.
+  void cancel() {
+    Matcher* matcher = matcher_;
+    matcher_ = nullptr;
+    if (!matcher)
+      return;
+    try {
+      MatchAndFitResult dropped;
+      matcher->finish_match_and_fit(&dropped);
+    } catch (const Error&) {
+    }
+  }
   void finish(MatchAndFitResult* out) {
     Matcher* matcher = matcher_;
     matcher_ = nullptr;
@@ -173,6 +177,18 @@ Motion motion_of(const MatchAndFitResult& job, MotionModel model) {
 
 }  // namespace
 
+// A frame between begin() and finish().
+struct Begun {
+  bool active = false;
+  FrameFeatures frame;
+  TrackerParams params;
+  uint64_t n = 0;
+  bool keyframes = false, use_keyframe = false, on_device = false;
+  uint64_t keyframe_seed = 0;
+  Job previous_job, keyframe_job;
+  double begin_us = 0;
+};
+
 struct KeypointTracker::State {
   bool started = false;
   uint64_t frame_number = 0;
@@ -192,6 +208,7 @@ struct KeypointTracker::State {
   std::vector<int> query_keypoints;
   std::vector<LostTrack> next_lost;
   std::vector<uint8_t> next_lost_rows;
+  Begun begun;
 
   void resume_lost_tracks(Matcher* matcher, const FrameFeatures& frame, const TrackerParams& p,
                           const Motion& motion, FrameResult* out);
@@ -289,6 +306,7 @@ KeypointTracker::~KeypointTracker() = default;
 
 void KeypointTracker::reset() {
   State& s = *state_;
+  cancel();
   s.started = false;
   s.frame_number = 0;
   s.previous.clear();
@@ -298,46 +316,98 @@ void KeypointTracker::reset() {
   s.lost_rows.clear();
 }
 
+bool KeypointTracker::pending() const {
+  return state_->begun.active;
+}
+
+void KeypointTracker::cancel() {
+  State& s = *state_;
+  s.begun.previous_job.cancel();
+  s.begun.keyframe_job.cancel();
+  s.begun.active = false;
+  s.begun.frame = FrameFeatures{};
+}
+
 void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p,
                               FrameResult* out) {
-  const Clock::time_point begin = Clock::now();
+  begin(frame, p);
+  finish(out);
+}
+
+void KeypointTracker::begin(const FrameFeatures& frame, const TrackerParams& p) {
+  const Clock::time_point start = Clock::now();
   State& s = *state_;
+  if (s.begun.active)
+    throw Error(ErrorCode::kInvalidArgument, "keypoint tracker: a frame is already begun");
   if (s.started && !same_layout(s.previous.host, frame.host))
     reset();
-  std::vector<TrackAssignment> tracks = std::move(out->tracks);
-  *out = FrameResult{};
-  out->tracks = std::move(tracks);
-  out->tracks.assign(static_cast<size_t>(frame.count), TrackAssignment{0, -1, 0});
-  const uint64_t n = s.started ? s.frame_number + 1 : 0;
-  out->frame_number = n;
-  s.current.assign(static_cast<size_t>(frame.count), TrackState{0, n});
-  s.assigned.assign(static_cast<size_t>(frame.count), 0);
-
+  Begun& b = s.begun;
+  b.frame = frame;
+  b.params = p;
+  b.n = s.started ? s.frame_number + 1 : 0;
   s.points.resize(static_cast<size_t>(frame.count));
   for (int i = 0; i < frame.count; ++i)
     s.points[static_cast<size_t>(i)] = Point{frame.keypoints[i].x, frame.keypoints[i].y};
 
   // Both jobs are begun before either is waited for, so that on the GPU they overlap.
-  Clock::time_point start = Clock::now();
-  const bool keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
-  const bool use_keyframe = keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < n;
-  Job previous_job, keyframe_job;
-  bool keyframe_on_device = false;
-  if (s.started)
-    previous_job.begin(matcher_, job_request(*matcher_, s.previous, frame, s.points, p, n),
-                       &out->descriptors_on_device);
-  Matcher* keyframe_matcher = keyframe_matcher_ ? keyframe_matcher_ : matcher_;
-  const uint64_t keyframe_seed = n ^ UINT64_C(0x9e3779b97f4a7c15);
-  if (use_keyframe && keyframe_matcher_)
-    keyframe_job.begin(
-        keyframe_matcher,
-        job_request(*keyframe_matcher, s.keyframe, frame, s.points, p, keyframe_seed),
-        &keyframe_on_device);
+  b.keyframes = p.keyframe_interval > 0 && p.model != MotionModel::kNone;
+  b.use_keyframe = b.keyframes && s.has_keyframe && s.keyframe.frame_number + 1 < b.n;
+  b.keyframe_seed = b.n ^ UINT64_C(0x9e3779b97f4a7c15);
+  b.on_device = false;
+  try {
+    if (s.started)
+      b.previous_job.begin(matcher_, job_request(*matcher_, s.previous, frame, s.points, p, b.n),
+                           &b.on_device);
+    if (b.use_keyframe && keyframe_matcher_) {
+      bool keyframe_on_device = false;
+      b.keyframe_job.begin(
+          keyframe_matcher_,
+          job_request(*keyframe_matcher_, s.keyframe, frame, s.points, p, b.keyframe_seed),
+          &keyframe_on_device);
+    }
+  } catch (const Error&) {
+    cancel();
+    throw;
+  }
+  b.active = true;
+  b.begin_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+}
+
+void KeypointTracker::finish(FrameResult* out) {
+  State& s = *state_;
+  if (!s.begun.active)
+    throw Error(ErrorCode::kInvalidArgument, "keypoint tracker: no frame is begun");
+  try {
+    finish_begun(out);
+  } catch (const Error&) {
+    cancel();
+    throw;
+  }
+  s.begun.active = false;
+  s.begun.frame = FrameFeatures{};
+}
+
+void KeypointTracker::finish_begun(FrameResult* out) {
+  const Clock::time_point begin = Clock::now();
+  State& s = *state_;
+  Begun& b = s.begun;
+  const FrameFeatures& frame = b.frame;
+  const TrackerParams& p = b.params;
+  const uint64_t n = b.n;
+  std::vector<TrackAssignment> tracks = std::move(out->tracks);
+  *out = FrameResult{};
+  out->tracks = std::move(tracks);
+  out->tracks.assign(static_cast<size_t>(frame.count), TrackAssignment{0, -1, 0});
+  out->frame_number = n;
+  out->descriptors_on_device = b.on_device;
+  s.current.assign(static_cast<size_t>(frame.count), TrackState{0, n});
+  s.assigned.assign(static_cast<size_t>(frame.count), 0);
+  Clock::time_point start = begin;
 
   Matrix3 cumulative = kIdentity;
   bool cumulative_valid = true;
   if (s.started) {
-    previous_job.finish(&s.to_previous);
+    b.previous_job.finish(&s.to_previous);
     out->times.previous = lap_us(&start);
     const Motion motion = motion_of(s.to_previous, p.model);
     const std::vector<Match>& matches = s.to_previous.matches;
@@ -364,13 +434,14 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
     out->times.resume = lap_us(&start);
   }
 
-  if (use_keyframe) {
-    if (!keyframe_job.pending())
-      keyframe_job.begin(
-          keyframe_matcher,
-          job_request(*keyframe_matcher, s.keyframe, frame, s.points, p, keyframe_seed),
-          &keyframe_on_device);
-    keyframe_job.finish(&s.to_keyframe);
+  if (b.use_keyframe) {
+    if (!b.keyframe_job.pending()) {
+      bool keyframe_on_device = false;
+      b.keyframe_job.begin(matcher_,
+                           job_request(*matcher_, s.keyframe, frame, s.points, p, b.keyframe_seed),
+                           &keyframe_on_device);
+    }
+    b.keyframe_job.finish(&s.to_keyframe);
     out->times.keyframe = lap_us(&start);
     const Motion to_keyframe = motion_of(s.to_keyframe, p.model);
     out->keyframe_matches = static_cast<int>(s.to_keyframe.matches.size());
@@ -401,13 +472,15 @@ void KeypointTracker::process(const FrameFeatures& frame, const TrackerParams& p
   s.previous.frame_number = n;
   s.previous.cumulative = cumulative;
   s.previous.cumulative_valid = cumulative_valid;
-  if (keyframes && n % static_cast<uint64_t>(p.keyframe_interval) == 0) {
+  if (b.keyframes && n % static_cast<uint64_t>(p.keyframe_interval) == 0) {
     s.keyframe = s.previous;
     s.keyframe.tracks.clear();
     s.has_keyframe = true;
     out->keyframe = true;
   }
-  out->times.total = std::chrono::duration<double, std::micro>(Clock::now() - begin).count();
+  out->times.begin = b.begin_us;
+  out->times.total =
+      b.begin_us + std::chrono::duration<double, std::micro>(Clock::now() - begin).count();
 }
 
 }  // namespace gpusift::tracking

@@ -47,10 +47,11 @@ struct TrackAssignment {
 // Wall-clock microseconds of process()'s phases, for profiling. A job is matching, pairs and
 // motion together; its wait for the device is in its phase.
 struct PhaseTimes {
+  double begin = 0;     // enqueueing the frame's jobs
   double previous = 0;  // the job against the previous frame, from its start to its results
   double keyframe = 0;  // the wait for the keyframe's job after that (it runs alongside)
   double resume = 0;    // lost tracks matched again, and the lost tracks moved on
-  double total = 0;     // the whole of process()
+  double total = 0;     // begin and finish together
 };
 
 struct FrameResult {
@@ -90,9 +91,20 @@ class KeypointTracker {
   // from the previous frame's starts over as after reset().
   void process(const FrameFeatures& frame, const TrackerParams& params, FrameResult* out);
 
+  // process() in two halves, for callers that do other work while the GPU matches: begin
+  // enqueues the frame's matching, finish waits for it and assigns the tracks. One frame at a
+  // time (kInvalidArgument otherwise); `frame` must stay valid until finish. After an error
+  // no frame is begun.
+  void begin(const FrameFeatures& frame, const TrackerParams& params);
+  void finish(FrameResult* out);
+  bool pending() const;
+  // Drops a begun frame (after its device work is done); reset() does too.
+  void cancel();
+
   uint64_t next_id() const { return next_id_; }
 
  private:
+  void finish_begun(FrameResult* out);
   struct State;
   Matcher* matcher_;
   Matcher* keyframe_matcher_;

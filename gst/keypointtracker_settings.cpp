@@ -94,6 +94,13 @@ void install_tracker_properties(GObjectClass* klass) {
                        "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
                        G_MAXINT, -1, kReadyOnly));
   g_object_class_install_property(
+      klass, kTrackerPropMaxFramesInFlight,
+      g_param_spec_int("max-frames-in-flight", "Max frames in flight",
+                       "1: each frame leaves once it is tracked. 2: a frame's matching runs on "
+                       "the GPU while upstream makes the next frame, and the frame leaves one "
+                       "frame later (more throughput, one frame more latency)",
+                       1, 2, 1, kReadyOnly));
+  g_object_class_install_property(
       klass, kTrackerPropPostMessages,
       g_param_spec_boolean("post-messages", "Post messages",
                            "Post a \"keypointtracker\" element message for every frame", FALSE,
@@ -127,6 +134,9 @@ void set_tracker_property(TrackerSettings* s, guint id, const GValue* value) {
     case kTrackerPropCudaDeviceId:
       s->cuda_device_id = g_value_get_int(value);
       break;
+    case kTrackerPropMaxFramesInFlight:
+      s->max_frames_in_flight = g_value_get_int(value);
+      break;
     case kTrackerPropPostMessages:
       s->post_messages = g_value_get_boolean(value);
       break;
@@ -159,6 +169,9 @@ void get_tracker_property(const TrackerSettings& s, guint id, GValue* value) {
       break;
     case kTrackerPropCudaDeviceId:
       g_value_set_int(value, s.cuda_device_id);
+      break;
+    case kTrackerPropMaxFramesInFlight:
+      g_value_set_int(value, s.max_frames_in_flight);
       break;
     case kTrackerPropPostMessages:
       g_value_set_boolean(value, s.post_messages);

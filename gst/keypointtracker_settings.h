@@ -13,6 +13,9 @@ struct TrackerSettings {
   int cuda_device_id = -1;
   tracking::TrackerParams params;
   bool post_messages = false;
+  // 2: a frame's matching runs on the GPU while the upstream elements make the next frame, and
+  // the frame leaves one frame later (added to the reported latency).
+  int max_frames_in_flight = 1;
 };
 
 enum TrackerProperty {
@@ -24,6 +27,7 @@ enum TrackerProperty {
   kTrackerPropKeyframeInterval,
   kTrackerPropBackend,
   kTrackerPropCudaDeviceId,
+  kTrackerPropMaxFramesInFlight,
   kTrackerPropPostMessages,  // the last one: the element checks ids against it
 };
 

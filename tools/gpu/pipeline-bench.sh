@@ -22,6 +22,8 @@ echo "|---|---|"
 run "NV12 system memory, float descriptors" NV12 "$freeze $sift ! fakesink"
 run "NV12 system memory, float descriptors, keypointtracker (homography)" NV12 \
   "$freeze $sift ! keypointtracker backend=cuda ! fakesink"
+run "NV12 system memory, float descriptors, keypointtracker (homography) max-frames-in-flight=2" \
+  NV12 "$freeze $sift ! keypointtracker backend=cuda max-frames-in-flight=2 ! fakesink"
 run "NV12 system memory, float descriptors, queue, keypointtracker (homography)" NV12 \
   "$freeze $sift ! queue ! keypointtracker backend=cuda ! fakesink"
 run "NV12 system memory, no descriptors" NV12 "$freeze $sift descriptor=none ! fakesink"
@@ -33,6 +35,8 @@ run "NV12 CUDA memory (uploaded once), float descriptors" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! fakesink"
 run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography)" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! keypointtracker backend=cuda ! fakesink"
+run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography) max-frames-in-flight=2" \
+  NV12 "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! keypointtracker backend=cuda max-frames-in-flight=2 ! fakesink"
 run "NV12 CUDA memory (uploaded once), float descriptors, queue, keypointtracker (homography)" \
   NV12 "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! queue ! keypointtracker backend=cuda ! fakesink"
 run "NV12 CUDA memory (uploaded once), no descriptors" NV12 \
