@@ -87,13 +87,19 @@ struct StagedBuffers {
 
 }  // namespace
 
+// The device scalars of one call, zeroed by one memset before its kernels run.
+struct DeviceScalars {
+  cuda::MatchScalars match;
+  cuda::RansacScratch ransac;
+};
+
 struct CudaMatcher::State {
   int device = 0;
   int multiprocessors = 1;
   bool tensor_path = true;  // mma.sync with fp16 and u8 operands needs compute capability 8.0
 
   StagedBuffers query, train;
-  DeviceBuffer<cuda::MatchScalars> scalars;
+  DeviceBuffer<DeviceScalars> scalars;
   DeviceBuffer<cuda::ScreenEntry> partial;
   DeviceBuffer<TwoNearest> forward, backward;
   DeviceBuffer<int> exhaustive_rows;
@@ -107,11 +113,11 @@ struct CudaMatcher::State {
   PinnedBuffer<PointPair> host_pairs;
   DeviceBuffer<int> pair_count;
   PinnedBuffer<int> host_pair_count;
-  DeviceBuffer<cuda::RansacScratch> ransac_scratch;
 
   // A match-and-fit job's own.
   DeviceBuffer<cuda::Decision> decisions;
-  DeviceBuffer<unsigned long long> best_of_train;
+  DeviceBuffer<unsigned long long> best_of_train;  // ~0 between jobs
+  size_t best_of_train_ready = 0;                  // entries known to be ~0
   DeviceBuffer<PointXY> points;
   PinnedBuffer<PointXY> host_points;  // query points, then train points
   struct Job {
@@ -128,7 +134,7 @@ struct CudaMatcher::State {
     backward.release(), exhaustive_rows.release(), exhaustive_chunks.release(), result.release(),
         host_result.release();
     pairs.release(), host_pairs.release(), pair_count.release(), host_pair_count.release(),
-        ransac_scratch.release();
+        best_of_train_ready = 0;
     decisions.release(), best_of_train.release(), points.release(), host_points.release();
   }
 
@@ -172,7 +178,8 @@ struct CudaMatcher::State {
   // per query row and the scalars' copy in *header.
   void enqueue_decisions(const DescriptorSetView& q, const DescriptorSetView& t,
                          const MatchParams& params, cudaStream_t stream, cuda::MatchScalars* header,
-                         cuda::Decision* out) {
+                         cuda::Decision* out,
+                         unsigned long long* nearest_query_of_train = nullptr) {
     const cuda::StagedSet rows = query.reserve(q);
     const cuda::StagedSet columns = train.reserve(t);
     scalars.reserve(1);
@@ -193,14 +200,14 @@ struct CudaMatcher::State {
                                   descriptor_value_bytes(view->format),
                               cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (descriptors to the device)");
-    cuda::MatchScalars* s = scalars.get();
-    check(cudaMemsetAsync(s, 0, sizeof(cuda::MatchScalars), stream), "cudaMemsetAsync");
+    cuda::MatchScalars* s = &scalars.get()->match;
+    check(cudaMemsetAsync(scalars.get(), 0, sizeof(DeviceScalars), stream), "cudaMemsetAsync");
     cuda::stage_sets(rows, columns, s, stream);
     find_nearest(rows, columns, &s->bounds[1], forward.get(), &s->exhaustive_count[0], stream);
     if (params.cross_check)
       find_nearest(columns, rows, &s->bounds[0], backward.get(), &s->exhaustive_count[1], stream);
     cuda::decide_matches(forward.get(), backward.get(), q.count, params.ratio, params.cross_check,
-                         s, header, out, stream);
+                         s, header, out, nearest_query_of_train, stream);
   }
 
   void match(const DescriptorSetView& q, const DescriptorSetView& t, const MatchParams& params,
@@ -233,11 +240,20 @@ struct CudaMatcher::State {
   // The hypotheses and the winner's score over pairs[0..*count) on the device.
   void enqueue_ransac(const PointPair* device_pairs, const int* count, const RansacParams& params,
                       RansacWinner* winner, uint8_t* mask, cudaStream_t stream) {
-    ransac_scratch.reserve(1);
-    check(cudaMemsetAsync(ransac_scratch.get(), 0, cuda::kRansacScratchReset, stream),
+    cuda::RansacScratch* scratch = &scalars.get()->ransac;  // zeroed with the call's scalars
+    cuda::score_hypotheses(device_pairs, count, params, scratch, stream);
+    cuda::score_winner(device_pairs, count, params, scratch, winner, mask, stream);
+  }
+
+  // The selection's per-train entries start at ~0 and its kernel leaves them so; set once when
+  // they are (re)allocated, or after an error may have left them otherwise.
+  void reserve_nearest_query_of_train(int train_count, cudaStream_t stream) {
+    best_of_train.reserve(train_count);
+    if (best_of_train_ready >= static_cast<size_t>(train_count))
+      return;
+    check(cudaMemsetAsync(best_of_train.get(), 0xff, best_of_train.bytes(), stream),
           "cudaMemsetAsync");
-    cuda::score_hypotheses(device_pairs, count, params, ransac_scratch.get(), stream);
-    cuda::score_winner(device_pairs, count, params, ransac_scratch.get(), winner, mask, stream);
+    best_of_train_ready = best_of_train.bytes() / sizeof(unsigned long long);
   }
 
   static size_t fit_result_bytes(int rows) {
@@ -258,10 +274,12 @@ struct CudaMatcher::State {
     result.reserve(bytes);
     host_result.reserve(bytes);
     auto* header = reinterpret_cast<FitHeader*>(result.get());
-    check(cudaMemsetAsync(header, 0, sizeof(FitHeader), stream), "cudaMemsetAsync");
+    if (q.count == 0 || t.count == 0)
+      check(cudaMemsetAsync(header, 0, sizeof(FitHeader), stream), "cudaMemsetAsync");
     if (q.count > 0 && t.count > 0) {
       decisions.reserve(q.count);
-      best_of_train.reserve(t.count);
+      if (r.one_query_per_train)
+        reserve_nearest_query_of_train(t.count, stream);
       points.reserve(static_cast<size_t>(q.count) + t.count);
       host_points.reserve(static_cast<size_t>(q.count) + t.count);
       pairs.reserve(q.count);
@@ -273,10 +291,13 @@ struct CudaMatcher::State {
             "cudaMemcpyAsync (keypoint positions to the device)");
       auto* matches = reinterpret_cast<Match*>(result.get() + sizeof(FitHeader));
       uint8_t* mask = result.get() + sizeof(FitHeader) + q.count * sizeof(Match);
-      enqueue_decisions(q, t, r.match, stream, &header->scalars, decisions.get());
-      cuda::select_matches(decisions.get(), q.count, t.count, r.one_query_per_train,
-                           best_of_train.get(), points.get(), points.get() + q.count,
-                           r.pairs_from_train, matches, pairs.get(), &header->match_count, stream);
+      unsigned long long* nearest_query_of_train =
+          r.one_query_per_train ? best_of_train.get() : nullptr;
+      enqueue_decisions(q, t, r.match, stream, &header->scalars, decisions.get(),
+                        nearest_query_of_train);
+      cuda::select_matches(decisions.get(), q.count, nearest_query_of_train, points.get(),
+                           points.get() + q.count, r.pairs_from_train, matches, pairs.get(),
+                           &header->match_count, stream);
       if (job.fits)
         enqueue_ransac(pairs.get(), &header->match_count, r.ransac, &header->winner, mask, stream);
     }
@@ -323,6 +344,8 @@ struct CudaMatcher::State {
     check(cudaMemcpyAsync(pair_count.get(), host_pair_count.get(), sizeof(int),
                           cudaMemcpyHostToDevice, stream),
           "cudaMemcpyAsync (pair count to the device)");
+    scalars.reserve(1);
+    check(cudaMemsetAsync(scalars.get(), 0, sizeof(DeviceScalars), stream), "cudaMemsetAsync");
     auto* header = reinterpret_cast<FitHeader*>(result.get());
     uint8_t* mask = result.get() + sizeof(FitHeader);
     enqueue_ransac(pairs.get(), pair_count.get(), params, &header->winner, mask, stream);
@@ -395,6 +418,7 @@ void CudaMatcher::begin_match_and_fit(const MatchAndFitRequest& request, CudaStr
     s.begin_job(request, stream);
   } catch (const Error& error) {
     s.job.pending = false;
+    s.best_of_train_ready = 0;
     cudaStreamSynchronize(stream);
     cudaGetLastError();
     if (error.code() == ErrorCode::kOutOfMemory)
@@ -411,6 +435,7 @@ void CudaMatcher::finish_match_and_fit(MatchAndFitResult* out) {
     s.finish_job(out);
   } catch (const Error&) {
     cudaGetLastError();
+    s.best_of_train_ready = 0;
     out->matches.clear();
     out->pairs.clear();
     out->motion = MotionEstimate{};
@@ -430,8 +455,8 @@ size_t CudaMatcher::reserved_device_bytes() const {
   const State& s = *state_;
   return s.query.bytes() + s.train.bytes() + s.scalars.bytes() + s.partial.bytes() +
          s.forward.bytes() + s.backward.bytes() + s.exhaustive_rows.bytes() + s.result.bytes() +
-         s.pairs.bytes() + s.pair_count.bytes() + s.ransac_scratch.bytes() + s.decisions.bytes() +
-         s.best_of_train.bytes() + s.points.bytes();
+         s.pairs.bytes() + s.pair_count.bytes() + s.decisions.bytes() + s.best_of_train.bytes() +
+         s.points.bytes();
 }
 
 }  // namespace gpusift

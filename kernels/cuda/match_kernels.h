@@ -92,31 +92,41 @@ void nearest_by_exhaustive_scan(const StagedSet& rows, const StagedSet& columns,
                                 TwoNearest* nearest, int* exhaustive_rows, int* exhaustive_count,
                                 TwoNearest* chunk_nearest, cudaStream_t stream);
 
+#ifdef __CUDACC__
+// Orders matches to one train row: nearest first, then the lowest query (non-negative distances
+// order like their bits).
+__device__ inline unsigned long long nearest_query_key(const Decision& d, int query) {
+  return (static_cast<unsigned long long>(__float_as_uint(d.distance)) << 32) |
+         static_cast<unsigned>(query);
+}
+#endif
+
 // decisions[i].train = nearest train row of query i when it passes the ratio test (and, with
 // cross-checking, query i is the nearest query row of that train row), else -1; .distance its
-// L2 distance. *header becomes a copy of *scalars, so that one transfer brings back both.
+// L2 distance. *header becomes a copy of *scalars, so that one transfer brings back both. With
+// nearest_query_of_train (entries ~0 before), each train row's entry becomes the least
+// nearest_query_key of its matches.
 void decide_matches(const TwoNearest* forward, const TwoNearest* backward, int query_count,
                     float ratio, bool cross_check, const MatchScalars* scalars,
-                    MatchScalars* header, Decision* decisions, cudaStream_t stream);
+                    MatchScalars* header, Decision* decisions,
+                    unsigned long long* nearest_query_of_train, cudaStream_t stream);
 
 // The matches of a match-and-fit job, in query order, from the decisions of its query rows:
-// with one_query_per_train only the nearest query of each train row (ties: the lowest query;
-// best_of_train holds train_count scratch entries), with their point pairs. *match_count gets
+// with nearest_query_of_train (filled by decide_matches) only the nearest query of each train
+// row, whose entries go back to ~0 for the next job; with their point pairs. *match_count gets
 // their number.
-void select_matches(const Decision* decisions, int query_count, int train_count,
-                    bool one_query_per_train, unsigned long long* best_of_train,
-                    const PointXY* query_points, const PointXY* train_points, bool pairs_from_train,
-                    Match* matches, PointPair* pairs, int* match_count, cudaStream_t stream);
+void select_matches(const Decision* decisions, int query_count,
+                    unsigned long long* nearest_query_of_train, const PointXY* query_points,
+                    const PointXY* train_points, bool pairs_from_train, Match* matches,
+                    PointPair* pairs, int* match_count, cudaStream_t stream);
 
-// The device state of a RANSAC run; the first two members are zeroed (one memset of
-// kRansacScratchReset bytes) before it.
+// The device state of a RANSAC run, zeroed before it.
 struct RansacScratch {
   unsigned long long best_key;
   unsigned blocks_done;
   int block_inliers[kWinnerBlocks];
   double block_totals[kWinnerBlocks][kMotionSumCount + 1];
 };
-inline constexpr size_t kRansacScratchReset = 16;
 
 // Scores every hypothesis of a RANSAC run over pairs[0..*count); scratch->best_key becomes
 // (inliers + 1) << 32 | (0xffffffff - iteration) of the best one (0: none usable).

@@ -277,16 +277,18 @@ __global__ void __launch_bounds__(kScanThreads)
 
 // A warp per listed row merges its chunks' two nearest; the order of neighbours is total, so the
 // merge order does not change the result.
+// A block per listed row merges its chunks' two nearest; the order of neighbours is total, so the
+// merge order does not change the result.
 __global__ void merge_chunks_kernel(const int* list, const int* count_on_device, int column_count,
                                     long long capacity, const TwoNearest* chunk_nearest,
                                     TwoNearest* nearest) {
-  const int lane = threadIdx.x % 32;
-  const int warps = gridDim.x * (blockDim.x / 32);
+  __shared__ TwoNearest warp_nearest[kMergeThreads / 32];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int count = *count_on_device;
   const int chunks = scan_chunks(count, column_count, capacity);
-  for (int k = blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32; k < count; k += warps) {
+  for (int k = blockIdx.x; k < count; k += gridDim.x) {
     TwoNearest mine = no_neighbours();
-    for (int c = lane; c < chunks; c += 32) {
+    for (int c = threadIdx.x; c < chunks; c += kMergeThreads) {
       const TwoNearest& chunk = chunk_nearest[static_cast<size_t>(k) * chunks + c];
       if (chunk.best.index >= 0)
         offer(chunk.best.distance_sq, chunk.best.index, &mine);
@@ -295,7 +297,18 @@ __global__ void merge_chunks_kernel(const int* list, const int* count_on_device,
     }
     merge_in_warp(&mine);
     if (lane == 0)
+      warp_nearest[warp] = mine;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      for (int w = 1; w < kMergeThreads / 32; ++w) {
+        if (warp_nearest[w].best.index >= 0)
+          offer(warp_nearest[w].best.distance_sq, warp_nearest[w].best.index, &mine);
+        if (warp_nearest[w].second.index >= 0)
+          offer(warp_nearest[w].second.distance_sq, warp_nearest[w].second.index, &mine);
+      }
       nearest[list[k]] = mine;
+    }
+    __syncthreads();
   }
 }
 
@@ -309,7 +322,7 @@ __global__ void list_every_row(int count, int* list, int* list_count) {
 __global__ void decide_kernel(const TwoNearest* forward, const TwoNearest* backward,
                               int query_count, float ratio, bool cross_check,
                               const MatchScalars* scalars, MatchScalars* header,
-                              Decision* decisions) {
+                              Decision* decisions, unsigned long long* nearest_query_of_train) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i == 0)
     *header = *scalars;
@@ -319,7 +332,10 @@ __global__ void decide_kernel(const TwoNearest* forward, const TwoNearest* backw
   bool keep = passes_ratio_test(n, ratio);
   if (keep && cross_check)
     keep = backward[n.best.index].best.index == i;
-  decisions[i] = Decision{keep ? n.best.index : -1, keep ? sqrtf(n.best.distance_sq) : 0.f};
+  const Decision d{keep ? n.best.index : -1, keep ? sqrtf(n.best.distance_sq) : 0.f};
+  decisions[i] = d;
+  if (keep && nearest_query_of_train)
+    atomicMin(&nearest_query_of_train[d.train], nearest_query_key(d, i));
 }
 
 // The caller reserves chunk_nearest for max(query count, train count) * kScanChunks entries; at
@@ -336,8 +352,7 @@ void launch_exhaustive(const StagedSet& rows, const StagedSet& columns, const in
   exhaustive_chunk_kernel<kBytes>
       <<<blocks, kScanThreads, 0, stream>>>(rows, columns, list, count, capacity, chunk_nearest);
   check_launch("exhaustive nearest-neighbour scan");
-  const int merge_blocks =
-      std::clamp((rows.count + kMergeThreads / 32 - 1) / (kMergeThreads / 32), 1, kMergeBlocks);
+  const int merge_blocks = std::clamp(rows.count, 1, kMergeBlocks);
   merge_chunks_kernel<<<merge_blocks, kMergeThreads, 0, stream>>>(list, count, columns.count,
                                                                   capacity, chunk_nearest, nearest);
   check_launch("merge of the exhaustive scan's chunks");
@@ -378,9 +393,11 @@ void nearest_by_exhaustive_scan(const StagedSet& rows, const StagedSet& columns,
 
 void decide_matches(const TwoNearest* forward, const TwoNearest* backward, int query_count,
                     float ratio, bool cross_check, const MatchScalars* scalars,
-                    MatchScalars* header, Decision* decisions, cudaStream_t stream) {
-  decide_kernel<<<(query_count + 255) / 256, 256, 0, stream>>>(
-      forward, backward, query_count, ratio, cross_check, scalars, header, decisions);
+                    MatchScalars* header, Decision* decisions,
+                    unsigned long long* nearest_query_of_train, cudaStream_t stream) {
+  decide_kernel<<<(query_count + 255) / 256, 256, 0, stream>>>(forward, backward, query_count,
+                                                               ratio, cross_check, scalars, header,
+                                                               decisions, nearest_query_of_train);
   check_launch("decide matches");
 }
 

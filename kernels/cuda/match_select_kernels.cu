@@ -15,28 +15,10 @@ namespace {
 constexpr int kCompactThreads = 1024;
 constexpr unsigned kFullMask = 0xffffffffu;
 
-// Non-negative distances order like their bits, so (distance, query) orders like the key.
-__device__ unsigned long long nearest_key(const Decision& d, int query) {
-  return (static_cast<unsigned long long>(__float_as_uint(d.distance)) << 32) |
-         static_cast<unsigned>(query);
-}
-
-__global__ void reset_best_kernel(int train_count, unsigned long long* best_of_train) {
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < train_count; i += gridDim.x * blockDim.x)
-    best_of_train[i] = ~0ull;
-}
-
-__global__ void nearest_query_per_train_kernel(const Decision* decisions, int query_count,
-                                               unsigned long long* best_of_train) {
-  const int i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < query_count && decisions[i].train >= 0)
-    atomicMin(&best_of_train[decisions[i].train], nearest_key(decisions[i], i));
-}
-
 // A block scan over kCompactThreads threads of kPerThread consecutive queries each: all their
 // loads are in flight together, and 4096 queries take one pass.
 __global__ void compact_matches_kernel(const Decision* decisions, int query_count,
-                                       const unsigned long long* best_of_train,
+                                       unsigned long long* nearest_query_of_train,
                                        const PointXY* query_points, const PointXY* train_points,
                                        bool pairs_from_train, Match* matches, PointPair* pairs,
                                        int* match_count) {
@@ -57,7 +39,8 @@ __global__ void compact_matches_kernel(const Decision* decisions, int query_coun
 #pragma unroll
     for (int j = 0; j < kPerThread; ++j) {
       keep[j] = d[j].train >= 0 &&
-                (!best_of_train || best_of_train[d[j].train] == nearest_key(d[j], first + j));
+                (!nearest_query_of_train ||
+                 nearest_query_of_train[d[j].train] == nearest_query_key(d[j], first + j));
       kept += keep[j];
     }
     int inclusive = kept;
@@ -96,26 +79,24 @@ __global__ void compact_matches_kernel(const Decision* decisions, int query_coun
     base += pass_total;
     __syncthreads();
   }
+  // Every match has read its train row's entry: back to ~0 for the next job.
+  if (nearest_query_of_train)
+    for (int i = threadIdx.x; i < query_count; i += kCompactThreads)
+      if (decisions[i].train >= 0)
+        nearest_query_of_train[decisions[i].train] = ~0ull;
   if (threadIdx.x == 0)
     *match_count = base;
 }
 
 }  // namespace
 
-void select_matches(const Decision* decisions, int query_count, int train_count,
-                    bool one_query_per_train, unsigned long long* best_of_train,
-                    const PointXY* query_points, const PointXY* train_points, bool pairs_from_train,
-                    Match* matches, PointPair* pairs, int* match_count, cudaStream_t stream) {
-  if (one_query_per_train) {
-    reset_best_kernel<<<(train_count + 255) / 256, 256, 0, stream>>>(train_count, best_of_train);
-    check_launch("reset the nearest query per train row");
-    nearest_query_per_train_kernel<<<(query_count + 255) / 256, 256, 0, stream>>>(
-        decisions, query_count, best_of_train);
-    check_launch("nearest query per train row");
-  }
+void select_matches(const Decision* decisions, int query_count,
+                    unsigned long long* nearest_query_of_train, const PointXY* query_points,
+                    const PointXY* train_points, bool pairs_from_train, Match* matches,
+                    PointPair* pairs, int* match_count, cudaStream_t stream) {
   compact_matches_kernel<<<1, kCompactThreads, 0, stream>>>(
-      decisions, query_count, one_query_per_train ? best_of_train : nullptr, query_points,
-      train_points, pairs_from_train, matches, pairs, match_count);
+      decisions, query_count, nearest_query_of_train, query_points, train_points, pairs_from_train,
+      matches, pairs, match_count);
   check_launch("compact the matches");
 }
 
