@@ -26,6 +26,7 @@
 #include <gst/cuda/gstcudautils.h>
 
 #include "device_descriptor_copy.h"
+#include "pinned_host_pool.h"
 #endif
 
 GST_DEBUG_CATEGORY_STATIC(gst_gpusift_filter_debug);
@@ -490,6 +491,39 @@ static void gst_gpusift_filter_set_context(GstElement* element, GstContext* cont
   GST_ELEMENT_CLASS(gst_gpusift_filter_parent_class)->set_context(element, context);
 }
 
+// On the GPU, frames in system memory are best in pinned memory, which is uploaded without a
+// copy into staging: offered upstream when nothing downstream offered a pool of its own.
+static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
+                                                      GstQuery* decide_query, GstQuery* query) {
+  if (!GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
+           ->propose_allocation(trans, decide_query, query))
+    return FALSE;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  GstCaps* caps = nullptr;
+  gst_query_parse_allocation(query, &caps, nullptr);
+  GstVideoInfo info;
+  if (!self->context || self->runtime->settings.backend != Backend::kCuda || !caps ||
+      gst_caps_features_contains(gst_caps_get_features(caps, 0),
+                                 GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY) ||
+      !gst_video_info_from_caps(&info, caps))
+    return TRUE;
+  if (gst_query_get_n_allocation_pools(query) > 0) {
+    GST_DEBUG_OBJECT(self, "downstream offered a pool: no pinned pool");
+    return TRUE;
+  }
+  GstBufferPool* pool = gpusift::gst::pinned_host_video_pool_new(self->context, info);
+  if (!pool)
+    return TRUE;
+  gst_query_add_allocation_pool(query, pool, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
+  gst_object_unref(pool);
+  if (!gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
+    gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
+  GST_DEBUG_OBJECT(self, "offered a pool of pinned memory upstream");
+#endif
+  return TRUE;
+}
+
 static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirection direction,
                                          GstQuery* query) {
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
@@ -580,6 +614,7 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_caps);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_gpusift_filter_transform_ip);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_gpusift_filter_query);
+  trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_gpusift_filter_propose_allocation);
   trans_class->src_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_src_event);
 
   GST_DEBUG_CATEGORY_INIT(gst_gpusift_filter_debug, "gpusiftfilter", 0, "gpusiftfilter");

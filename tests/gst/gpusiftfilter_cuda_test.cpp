@@ -109,6 +109,98 @@ INSTANTIATE_TEST_SUITE_P(RealImages, CudaFilter, ::testing::ValuesIn(parity_imag
                            return info.param.substr(0, info.param.find('.'));
                          });
 
+const char* allocator_of(GstBuffer* buffer) {
+  GstMemory* memory = gst_buffer_peek_memory(buffer, 0);
+  return memory && memory->allocator ? memory->allocator->mem_type : "";
+}
+
+// Upstream gets a pool of pinned memory, which the GPU reads without a staging copy; its frames
+// give the keypoints of frames in ordinary memory, bit for bit.
+TEST(CudaFilterPinnedMemory, OfferedUpstreamAndGivesTheSameKeypoints) {
+  const cv::Mat gray = load_gray("astronaut.png");
+  ASSERT_FALSE(gray.empty());
+  GstHarness* h = gst_harness_new_parse("gpusiftfilter backend=cuda");
+  const std::string caps_text = caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows);
+  gst_harness_set_src_caps_str(h, caps_text.c_str());
+  GstCaps* caps = gst_caps_from_string(caps_text.c_str());
+  GstQuery* query = gst_query_new_allocation(caps, TRUE);
+  ASSERT_TRUE(gst_pad_peer_query(h->srcpad, query));
+  ASSERT_GE(gst_query_get_n_allocation_pools(query), 1u);
+  GstBufferPool* pool = nullptr;
+  gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
+  ASSERT_NE(pool, nullptr);
+  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+  GstBuffer* pinned = nullptr;
+  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &pinned, nullptr), GST_FLOW_OK);
+  EXPECT_STREQ(allocator_of(pinned), "GpusiftPinnedHost");
+  GstVideoInfo info;
+  ASSERT_TRUE(gst_video_info_from_caps(&info, caps));
+  GstVideoFrame frame;
+  ASSERT_TRUE(gst_video_frame_map(&frame, &info, pinned, GST_MAP_WRITE));
+  for (int y = 0; y < gray.rows; ++y)
+    std::memcpy(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) +
+                    y * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0),
+                gray.ptr(y), gray.cols);
+  gst_video_frame_unmap(&frame);
+
+  std::vector<std::vector<GstKeypoint>> results;
+  for (GstBuffer* in : {pinned, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)}) {
+    ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
+    GstBuffer* out = gst_harness_pull(h);
+    const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
+    ASSERT_NE(meta, nullptr);
+    results.emplace_back(meta->keypoints, meta->keypoints + meta->n_keypoints);
+    gst_buffer_unref(out);
+  }
+  ASSERT_GT(results[0].size(), 50u);
+  ASSERT_EQ(results[0].size(), results[1].size());
+  EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
+                           results[0].size() * sizeof(GstKeypoint)));
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool);
+  gst_query_unref(query);
+  gst_caps_unref(caps);
+  gst_harness_teardown(h);
+}
+
+GstPadProbeReturn count_pinned(GstPad*, GstPadProbeInfo* info, gpointer counts) {
+  auto* n = static_cast<int*>(counts);
+  ++n[0];
+  if (std::strcmp(allocator_of(GST_PAD_PROBE_INFO_BUFFER(info)), "GpusiftPinnedHost") == 0)
+    ++n[1];
+  return GST_PAD_PROBE_OK;
+}
+
+TEST(CudaFilterPinnedMemory, UpstreamElementsFillItAndTheCpuBackendOffersNone) {
+  for (const char* backend : {"cuda", "cpu"}) {
+    GstElement* pipeline = gst_parse_launch(
+        (std::string("videotestsrc num-buffers=5 ! video/x-raw,format=NV12,width=640,height=360 "
+                     "! gpusiftfilter name=f backend=") +
+         backend + " ! fakesink")
+            .c_str(),
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    GstElement* filter = gst_bin_get_by_name(GST_BIN(pipeline), "f");
+    GstPad* sink = gst_element_get_static_pad(filter, "sink");
+    int counts[2] = {0, 0};
+    gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, count_pinned, counts, nullptr);
+    ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+    GstBus* bus = gst_element_get_bus(pipeline);
+    GstMessage* end = gst_bus_timed_pop_filtered(
+        bus, 30 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    ASSERT_NE(end, nullptr);
+    EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+    gst_message_unref(end);
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    EXPECT_EQ(counts[0], 5) << backend;
+    EXPECT_EQ(counts[1], std::strcmp(backend, "cuda") == 0 ? 5 : 0) << backend;
+    gst_object_unref(bus);
+    gst_object_unref(sink);
+    gst_object_unref(filter);
+    gst_object_unref(pipeline);
+  }
+}
+
 // Holds nearly all free GPU memory for its lifetime.
 class GpuMemoryHog {
  public:
