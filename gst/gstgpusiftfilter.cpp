@@ -495,9 +495,9 @@ static void gst_gpusift_filter_set_context(GstElement* element, GstContext* cont
 // copy into staging: offered upstream when nothing downstream offered a pool of its own.
 static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
                                                       GstQuery* decide_query, GstQuery* query) {
-  if (!GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
-           ->propose_allocation(trans, decide_query, query))
-    return FALSE;
+  // Downstream's answer (a sink may have none): the pool below does not depend on it.
+  const gboolean answered = GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
+                                ->propose_allocation(trans, decide_query, query);
 #ifdef GPUSIFT_HAVE_GST_CUDA
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
   GstCaps* caps = nullptr;
@@ -507,21 +507,23 @@ static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
       gst_caps_features_contains(gst_caps_get_features(caps, 0),
                                  GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY) ||
       !gst_video_info_from_caps(&info, caps))
-    return TRUE;
+    return answered;
   if (gst_query_get_n_allocation_pools(query) > 0) {
     GST_DEBUG_OBJECT(self, "downstream offered a pool: no pinned pool");
-    return TRUE;
+    return answered;
   }
   GstBufferPool* pool = gpusift::gst::pinned_host_video_pool_new(self->context, info);
   if (!pool)
-    return TRUE;
+    return answered;
   gst_query_add_allocation_pool(query, pool, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
   gst_object_unref(pool);
   if (!gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
     gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
   GST_DEBUG_OBJECT(self, "offered a pool of pinned memory upstream");
-#endif
   return TRUE;
+#else
+  return answered;
+#endif
 }
 
 static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirection direction,

@@ -92,20 +92,21 @@ __device__ void clear(Smallest* s) {
     s->value[k] = INFINITY, s->index[k] = -1;
 }
 
+// Inserts by four independent comparisons with the kept values (ascending), so that the selects
+// that shift them are no longer a chain: the epilogue, not the tensor cores, bounds the kernel.
+// A value equal to a kept one goes after it; NaN is never taken.
 __device__ void insert(Smallest* s, float value, int32_t index) {
-  if (!(value < s->value[kScreenKeep - 1]))
-    return;
-  s->value[kScreenKeep - 1] = value;
-  s->index[kScreenKeep - 1] = index;
-#pragma unroll
-  for (int k = kScreenKeep - 1; k > 0; --k) {
-    if (s->value[k] < s->value[k - 1]) {
-      const float v = s->value[k];
-      s->value[k] = s->value[k - 1], s->value[k - 1] = v;
-      const int32_t i = s->index[k];
-      s->index[k] = s->index[k - 1], s->index[k - 1] = i;
-    }
-  }
+  static_assert(kScreenKeep == 4, "the shifts below are written out for four slots");
+  const bool below0 = value < s->value[0], below1 = value < s->value[1];
+  const bool below2 = value < s->value[2], below3 = value < s->value[3];
+  s->value[3] = below2 ? s->value[2] : (below3 ? value : s->value[3]);
+  s->index[3] = below2 ? s->index[2] : (below3 ? index : s->index[3]);
+  s->value[2] = below1 ? s->value[1] : (below2 ? value : s->value[2]);
+  s->index[2] = below1 ? s->index[1] : (below2 ? index : s->index[2]);
+  s->value[1] = below0 ? s->value[0] : (below1 ? value : s->value[1]);
+  s->index[1] = below0 ? s->index[0] : (below1 ? index : s->index[1]);
+  s->value[0] = below0 ? value : s->value[0];
+  s->index[0] = below0 ? index : s->index[0];
 }
 
 // Merges the lists of the four lanes that share a row (a quad holds disjoint columns).
