@@ -22,6 +22,7 @@
 #include "keypointtracker_settings.h"
 #include "matching_backend.h"
 #include "tracker_frame.h"
+#include "tracker_worker.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudautils.h>
@@ -31,6 +32,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_keypoint_tracker_debug);
 #define GST_CAT_DEFAULT gst_keypoint_tracker_debug
 
 using gpusift::Backend;
+using gpusift::gst::CudaContextPointer;
 using gpusift::gst::CudaContextScope;
 using gpusift::gst::TrackerSettings;
 using gpusift::tracking::TrackAssignment;
@@ -90,9 +92,11 @@ struct Runtime {
   int timed_frames = 0;
   // Between begin_frame and finish_frame.
   FrameInFlight in_flight;
-  // With two frames in flight: the frame whose matching runs, and the input not yet looked at.
+  // With two frames in flight: the frame being tracked on the worker, and the input not yet
+  // looked at.
   GstBuffer* held = nullptr;
   GstBuffer* incoming = nullptr;
+  std::unique_ptr<gpusift::gst::TrackerWorker> worker;
 };
 
 // Frames per GST_DEBUG summary of where the time goes.
@@ -139,6 +143,7 @@ void post_library_error(GstKeypointTracker* self, const gpusift::Error& error) {
 
 void release_runtime(GstKeypointTracker* self) {
   Runtime& rt = *self->runtime;
+  rt.worker.reset();  // after the frame in hand, so that the tracker is free below
   {
     CudaContextScope scope(self->context);  // device buffers go in the context they belong to
     if (rt.tracker) {
@@ -320,7 +325,19 @@ Began begin_frame(GstKeypointTracker* self, GstBuffer* buffer) {
     const gpusift::tracking::FrameFeatures frame =
         gpusift::gst::tracker_frame(buffer, meta, self->context);
     f.framed = TimingClock::now();
-    rt.tracker->begin(frame, f.settings.params);
+    if (rt.worker) {
+      // The worker has the tracker to itself until finish_frame waits for it.
+      gpusift::tracking::KeypointTracker* tracker = rt.tracker.get();
+      gpusift::tracking::FrameResult* result = &rt.result;
+      const gpusift::tracking::TrackerParams params = f.settings.params;
+      CudaContextPointer context = self->context;
+      rt.worker->submit([tracker, result, params, context, frame] {
+        CudaContextScope worker_scope(context);
+        tracker->process(frame, params, result);
+      });
+    } else {
+      rt.tracker->begin(frame, f.settings.params);
+    }
   } catch (const gpusift::Error& error) {
     rt.tracker->reset();
     post_library_error(self, error);
@@ -337,7 +354,10 @@ GstFlowReturn finish_frame(GstKeypointTracker* self, GstBuffer* buffer) {
   const TimingClock::time_point resumed = TimingClock::now();
   try {
     CudaContextScope scope(self->context);
-    rt.tracker->finish(&rt.result);
+    if (rt.worker)
+      rt.worker->wait();
+    else
+      rt.tracker->finish(&rt.result);
   } catch (const gpusift::Error& error) {
     rt.tracker->reset();
     post_library_error(self, error);
@@ -378,6 +398,12 @@ GstFlowReturn push_held_frame(GstKeypointTracker* self) {
 // A flush: the held frame is dropped (after its device work).
 void drop_held_frame(GstKeypointTracker* self) {
   Runtime& rt = *self->runtime;
+  if (rt.worker) {
+    try {
+      rt.worker->wait();
+    } catch (const gpusift::Error&) {
+    }
+  }
   if (rt.tracker)
     rt.tracker->cancel();
   if (rt.held)
@@ -416,6 +442,8 @@ static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
       rt.keyframe_matcher = gpusift::create_cuda_matcher_on_current_context();
     rt.tracker = std::make_unique<gpusift::tracking::KeypointTracker>(
         rt.matcher.get(), rt.next_track_id, rt.keyframe_matcher.get());
+    if (rt.settings.max_frames_in_flight > 1)
+      rt.worker = std::make_unique<gpusift::gst::TrackerWorker>();
   } catch (const gpusift::Error& error) {
     post_library_error(self, error);
     release_runtime(self);  // a failed start gets no stop()
