@@ -512,11 +512,20 @@ static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
     GST_DEBUG_OBJECT(self, "downstream offered a pool: no pinned pool");
     return answered;
   }
-  GstBufferPool* pool = gpusift::gst::pinned_host_video_pool_new(self->context, info);
-  if (!pool)
+  // The allocator goes in too: upstream elements that configure the pool themselves (basesrc
+  // subclasses) take the query's first allocator for it.
+  GstAllocator* allocator = gpusift::gst::pinned_host_allocator_new(self->context);
+  GstBufferPool* pool = gpusift::gst::pinned_host_video_pool_new(allocator, info);
+  if (!pool) {
+    gst_object_unref(allocator);
     return answered;
+  }
+  GstAllocationParams params;
+  gst_allocation_params_init(&params);
+  gst_query_add_allocation_param(query, allocator, &params);
   gst_query_add_allocation_pool(query, pool, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0, 0);
   gst_object_unref(pool);
+  gst_object_unref(allocator);
   if (!gst_query_find_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr))
     gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
   GST_DEBUG_OBJECT(self, "offered a pool of pinned memory upstream");

@@ -99,20 +99,23 @@ void pinned_allocator_init(PinnedAllocator* self) {
 
 }  // namespace
 
-GstBufferPool* pinned_host_video_pool_new(GstCudaContext* context, const GstVideoInfo& info) {
+GstAllocator* pinned_host_allocator_new(GstCudaContext* context) {
   auto* allocator =
       static_cast<PinnedAllocator*>(g_object_new(pinned_allocator_get_type(), nullptr));
   gst_object_ref_sink(allocator);
   allocator->context = static_cast<GstCudaContext*>(gst_object_ref(context));
+  return GST_ALLOCATOR_CAST(allocator);
+}
+
+GstBufferPool* pinned_host_video_pool_new(GstAllocator* allocator, const GstVideoInfo& info) {
   GstBufferPool* pool = gst_video_buffer_pool_new();
   GstStructure* config = gst_buffer_pool_get_config(pool);
   GstCaps* caps = gst_video_info_to_caps(&info);
   gst_buffer_pool_config_set_params(config, caps, static_cast<guint>(GST_VIDEO_INFO_SIZE(&info)), 0,
                                     0);
   gst_caps_unref(caps);
-  gst_buffer_pool_config_set_allocator(config, GST_ALLOCATOR_CAST(allocator), nullptr);
+  gst_buffer_pool_config_set_allocator(config, allocator, nullptr);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  gst_object_unref(allocator);
   if (!gst_buffer_pool_set_config(pool, config)) {
     gst_object_unref(pool);
     return nullptr;

@@ -13,8 +13,11 @@ namespace gpusift::gst {
 // The allocator's name, for tests that check where a buffer's memory came from.
 inline constexpr const char* kPinnedHostAllocatorName = "GpusiftPinnedHost";
 
-// A GstVideoBufferPool of `info`'s frames in pinned memory of `context`, configured but not
-// active; nullptr when the allocator cannot be made. The pool keeps the context alive.
-GstBufferPool* pinned_host_video_pool_new(GstCudaContext* context, const GstVideoInfo& info);
+// An allocator of pinned memory in `context`, which it keeps alive (full reference).
+GstAllocator* pinned_host_allocator_new(GstCudaContext* context);
+
+// A GstVideoBufferPool of `info`'s frames from `allocator`, configured but not active; nullptr
+// when the configuration is refused.
+GstBufferPool* pinned_host_video_pool_new(GstAllocator* allocator, const GstVideoInfo& info);
 
 }  // namespace gpusift::gst

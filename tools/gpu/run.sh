@@ -26,7 +26,7 @@ done
 # compute-sanitizer on a frame of each method (binary:filter).
 for target in "test_cuda_frames:CudaFrames.PaddedHostRowsEqualPackedRows" \
               "test_cuda_surf:CudaSurf.PinnedAndPitched*" \
-              "test_cuda_matcher:*Real4096*:*Duplicates*:*EveryModel*"; do
+              "test_cuda_matcher:*Real4096*:*Duplicates*:CudaRansac.EveryModel*:*FewEmpty*:*TwoStreams*"; do
   for tool in ${SANITIZERS-memcheck racecheck}; do
     log="$out/logs/sanitizer-$tool-${target%%:*}.log"
     timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 ".gpu/bin/${target%%:*}" \
