@@ -70,6 +70,70 @@ std::array<double, 9> smallest_eigenvector(Matrix9 a) {
   return e;
 }
 
+// The same by inverse iteration on a Cholesky factor: a few triangular solves instead of many
+// rotations, when the smallest eigenvalue is well apart from the others (a homography fitted to
+// its inliers). False, for the Jacobi method to take over, when the factor breaks down (a nearly
+// singular matrix) or the iteration does not settle.
+bool smallest_eigenvector_by_inverse_iteration(const Matrix9& a, std::array<double, 9>* e) {
+  constexpr int kMaxIterations = 8;
+  constexpr double kSettled = 1e-13;
+  double scale = 0;
+  for (double x : a)
+    scale = std::max(scale, std::fabs(x));
+  Matrix9 l{};  // lower triangle: a = l l^T
+  for (int j = 0; j < 9; ++j) {
+    double d = a[j * 9 + j];
+    for (int k = 0; k < j; ++k)
+      d -= l[j * 9 + k] * l[j * 9 + k];
+    if (!(d > 1e-14 * scale))
+      return false;
+    const double pivot = std::sqrt(d);
+    l[j * 9 + j] = pivot;
+    for (int i = j + 1; i < 9; ++i) {
+      double s = a[i * 9 + j];
+      for (int k = 0; k < j; ++k)
+        s -= l[i * 9 + k] * l[j * 9 + k];
+      l[i * 9 + j] = s / pivot;
+    }
+  }
+  std::array<double, 9> x;
+  x.fill(1.0 / 3.0);
+  for (int iteration = 0; iteration < kMaxIterations; ++iteration) {
+    std::array<double, 9> y, z;
+    for (int i = 0; i < 9; ++i) {  // l y = x
+      double s = x[i];
+      for (int k = 0; k < i; ++k)
+        s -= l[i * 9 + k] * y[k];
+      y[i] = s / l[i * 9 + i];
+    }
+    for (int i = 8; i >= 0; --i) {  // l^T z = y
+      double s = y[i];
+      for (int k = i + 1; k < 9; ++k)
+        s -= l[k * 9 + i] * z[k];
+      z[i] = s / l[i * 9 + i];
+    }
+    double norm = 0, dot = 0;
+    for (int i = 0; i < 9; ++i)
+      norm += z[i] * z[i];
+    norm = std::sqrt(norm);
+    if (!(norm > 0) || !std::isfinite(norm))
+      return false;
+    for (int i = 0; i < 9; ++i) {
+      z[i] /= norm;
+      dot += z[i] * x[i];
+    }
+    double change = 0;
+    for (int i = 0; i < 9; ++i)
+      change = std::max(change, std::fabs(z[i] - (dot < 0 ? -x[i] : x[i])));
+    x = z;
+    if (iteration > 0 && change < kSettled) {
+      *e = x;
+      return true;
+    }
+  }
+  return false;
+}
+
 bool finite_matrix(const double* h) {
   return std::all_of(h, h + 9, [](double x) { return std::isfinite(x); });
 }
@@ -196,7 +260,9 @@ bool MotionSums::solve(MotionModel model, double* h) const {
   put(0, 2, kU, -1.0);
   put(1, 2, kV, -1.0);
   put(2, 2, kUV2, 1.0);
-  const std::array<double, 9> hn = smallest_eigenvector(ata);
+  std::array<double, 9> hn;
+  if (!smallest_eigenvector_by_inverse_iteration(ata, &hn))
+    hn = smallest_eigenvector(ata);
   // h = inverse(T_to) * hn * T_from
   const double tf[9] = {sf, 0, -sf * from_x_, 0, sf, -sf * from_y_, 0, 0, 1};
   const double tt_inv[9] = {1 / st, 0, to_x_, 0, 1 / st, to_y_, 0, 0, 1};

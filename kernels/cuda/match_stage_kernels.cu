@@ -174,25 +174,19 @@ __device__ void stage_byte_row(const StagedSet& set, int row, BlockBounds* bound
     raise_block_bounds(bounds, norm, 0.f);
 }
 
-__global__ void stage_float_rows(StagePlan plan, MatchScalars* scalars) {
+template <bool kBytes>
+__global__ void stage_rows(StagePlan plan, MatchScalars* scalars) {
   __shared__ BlockBounds block_bounds;
   StagedSet set;
   SetBounds* bounds;
   int block;
   pick_set(plan, scalars, &set, &bounds, &block);
   clear_block_bounds(&block_bounds);
-  stage_float_row(set, block * kStageWarps + threadIdx.x / 32, &block_bounds);
-  publish_block_bounds(&block_bounds, bounds);
-}
-
-__global__ void stage_byte_rows(StagePlan plan, MatchScalars* scalars) {
-  __shared__ BlockBounds block_bounds;
-  StagedSet set;
-  SetBounds* bounds;
-  int block;
-  pick_set(plan, scalars, &set, &bounds, &block);
-  clear_block_bounds(&block_bounds);
-  stage_byte_row(set, block * kStageWarps + threadIdx.x / 32, &block_bounds);
+  const int row = block * kStageWarps + threadIdx.x / 32;
+  if (kBytes)
+    stage_byte_row(set, row, &block_bounds);
+  else
+    stage_float_row(set, row, &block_bounds);
   publish_block_bounds(&block_bounds, bounds);
 }
 
@@ -208,9 +202,9 @@ void stage_sets(const StagedSet& query, const StagedSet& train, MatchScalars* sc
   if (blocks == 0)
     return;
   if (query.bytes)
-    stage_byte_rows<<<blocks, kStageWarps * 32, 0, stream>>>(plan, scalars);
+    stage_rows<true><<<blocks, kStageWarps * 32, 0, stream>>>(plan, scalars);
   else
-    stage_float_rows<<<blocks, kStageWarps * 32, 0, stream>>>(plan, scalars);
+    stage_rows<false><<<blocks, kStageWarps * 32, 0, stream>>>(plan, scalars);
   check_launch("stage descriptor rows");
 }
 

@@ -13,6 +13,7 @@
 
 #include "feature_agreement.h"
 #include "frame_factory.h"
+#include "gst_test_support.h"
 #include "test_images.h"
 
 namespace gpusift::testing {
@@ -184,17 +185,10 @@ TEST(CudaFilterPinnedMemory, UpstreamElementsFillItAndTheCpuBackendOffersNone) {
     GstPad* sink = gst_element_get_static_pad(filter, "sink");
     int counts[2] = {0, 0};
     gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, count_pinned, counts, nullptr);
-    ASSERT_NE(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
-    GstBus* bus = gst_element_get_bus(pipeline);
-    GstMessage* end = gst_bus_timed_pop_filtered(
-        bus, 30 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    ASSERT_NE(end, nullptr);
-    EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
-    gst_message_unref(end);
+    EXPECT_EQ(gst_test::play_until_end(pipeline, 30 * GST_SECOND), GST_MESSAGE_EOS);
     gst_element_set_state(pipeline, GST_STATE_NULL);
     EXPECT_EQ(counts[0], 5) << backend;
     EXPECT_EQ(counts[1], std::strcmp(backend, "cuda") == 0 ? 5 : 0) << backend;
-    gst_object_unref(bus);
     gst_object_unref(sink);
     gst_object_unref(filter);
     gst_object_unref(pipeline);

@@ -71,6 +71,22 @@ inline int live_objects_named(const char* type_name) {
   return count;
 }
 
+/* Sets the pipeline playing and waits up to `timeout` for its end: GST_MESSAGE_EOS or
+ * GST_MESSAGE_ERROR, GST_MESSAGE_UNKNOWN when it would not start or did not end in time. The
+ * pipeline is left as it is. */
+inline GstMessageType play_until_end(GstElement* pipeline, GstClockTime timeout) {
+  if (gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE)
+    return GST_MESSAGE_UNKNOWN;
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(
+      bus, timeout, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const GstMessageType type = end ? GST_MESSAGE_TYPE(end) : GST_MESSAGE_UNKNOWN;
+  if (end)
+    gst_message_unref(end);
+  gst_object_unref(bus);
+  return type;
+}
+
 /* A frame with every byte set to fill. */
 inline GstBuffer* make_video_buffer(GstVideoFormat format, int width, int height, guint8 fill) {
   const GstVideoInfo info = video_info(format, width, height);
