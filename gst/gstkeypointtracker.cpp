@@ -97,6 +97,8 @@ struct Runtime {
   GstBuffer* held = nullptr;
   GstBuffer* incoming = nullptr;
   std::unique_ptr<gpusift::gst::TrackerWorker> worker;
+  // 0 until the first buffer settles it; read by latency queries from other threads.
+  std::atomic<int> frames_in_flight{0};
 };
 
 // Frames per GST_DEBUG summary of where the time goes.
@@ -144,6 +146,7 @@ void post_library_error(GstKeypointTracker* self, const gpusift::Error& error) {
 void release_runtime(GstKeypointTracker* self) {
   Runtime& rt = *self->runtime;
   rt.worker.reset();  // after the frame in hand, so that the tracker is free below
+  rt.frames_in_flight = 0;
   {
     CudaContextScope scope(self->context);  // device buffers go in the context they belong to
     if (rt.tracker) {
@@ -414,8 +417,28 @@ void drop_held_frame(GstKeypointTracker* self) {
   rt.incoming = nullptr;
 }
 
+// Upstream's liveness by the latency query; a query nobody answers counts as not live.
+bool upstream_is_live(GstKeypointTracker* self) {
+  GstQuery* query = gst_query_new_latency();
+  gboolean live = FALSE;
+  if (gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(self), query))
+    gst_query_parse_latency(query, &live, nullptr, nullptr);
+  gst_query_unref(query);
+  return live;
+}
+
+// Settled at the stream's first buffer (auto needs upstream's liveness) and kept until stop.
 bool frames_overlap(GstKeypointTracker* self) {
-  return self->runtime->settings.max_frames_in_flight > 1;
+  Runtime& rt = *self->runtime;
+  if (rt.frames_in_flight == 0) {
+    const int setting = rt.settings.max_frames_in_flight;
+    rt.frames_in_flight = gpusift::gst::frames_in_flight_for(
+        setting, rt.settings.backend, setting == 0 && upstream_is_live(self));
+    GST_INFO_OBJECT(self, "%d frame(s) in flight", rt.frames_in_flight.load());
+    if (rt.frames_in_flight > 1)
+      rt.worker = std::make_unique<gpusift::gst::TrackerWorker>();
+  }
+  return rt.frames_in_flight > 1;
 }
 
 }  // namespace
@@ -442,8 +465,8 @@ static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
       rt.keyframe_matcher = gpusift::create_cuda_matcher_on_current_context();
     rt.tracker = std::make_unique<gpusift::tracking::KeypointTracker>(
         rt.matcher.get(), rt.next_track_id, rt.keyframe_matcher.get());
-    if (rt.settings.max_frames_in_flight > 1)
-      rt.worker = std::make_unique<gpusift::gst::TrackerWorker>();
+    if (rt.settings.max_frames_in_flight > 0)
+      frames_overlap(self);  // settled now; auto waits for the first buffer
   } catch (const gpusift::Error& error) {
     post_library_error(self, error);
     release_runtime(self);  // a failed start gets no stop()
@@ -603,7 +626,7 @@ static gboolean gst_keypoint_tracker_query(GstBaseTransform* trans, GstPadDirect
   const gboolean answered =
       GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->query(trans, direction, query);
   if (answered && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC &&
-      current_settings(self).max_frames_in_flight > 1)
+      self->runtime->frames_in_flight > 1)
     add_frame_of_latency(self, query);
   return answered;
 }

@@ -96,10 +96,11 @@ void install_tracker_properties(GObjectClass* klass) {
   g_object_class_install_property(
       klass, kTrackerPropMaxFramesInFlight,
       g_param_spec_int("max-frames-in-flight", "Max frames in flight",
-                       "1: each frame leaves once it is tracked. 2: a frame's matching runs on "
-                       "the GPU while upstream makes the next frame, and the frame leaves one "
-                       "frame later (more throughput, one frame more latency)",
-                       1, 2, 1, kReadyOnly));
+                       "1: each frame leaves once it is tracked. 2: a frame is tracked on a "
+                       "worker thread while upstream makes the next one, and leaves one frame "
+                       "later (more throughput, one frame more latency). 0: auto, 2 on the GPU "
+                       "backend when upstream is not live, else 1",
+                       0, 2, 0, kReadyOnly));
   g_object_class_install_property(
       klass, kTrackerPropPostMessages,
       g_param_spec_boolean("post-messages", "Post messages",
@@ -141,6 +142,12 @@ void set_tracker_property(TrackerSettings* s, guint id, const GValue* value) {
       s->post_messages = g_value_get_boolean(value);
       break;
   }
+}
+
+int frames_in_flight_for(int setting, Backend backend, bool upstream_live) {
+  if (setting > 0)
+    return setting;
+  return backend == Backend::kCuda && !upstream_live ? 2 : 1;
 }
 
 void get_tracker_property(const TrackerSettings& s, guint id, GValue* value) {

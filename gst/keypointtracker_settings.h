@@ -13,10 +13,15 @@ struct TrackerSettings {
   int cuda_device_id = -1;
   tracking::TrackerParams params;
   bool post_messages = false;
-  // 2: a frame's matching runs on the GPU while the upstream elements make the next frame, and
-  // the frame leaves one frame later (added to the reported latency).
-  int max_frames_in_flight = 1;
+  // 2: a frame is tracked on a worker thread while upstream makes the next one, and leaves one
+  // frame later (added to the reported latency). 0: auto (frames_in_flight_for).
+  int max_frames_in_flight = 0;
 };
+
+// What max-frames-in-flight=auto becomes once the stream runs: two frames on the GPU backend
+// when upstream is not live (throughput, at one frame of latency that nobody waits for), else
+// one. Explicit settings stay as they are.
+int frames_in_flight_for(int setting, Backend backend, bool upstream_live);
 
 enum TrackerProperty {
   kTrackerPropRatio = 1,

@@ -147,6 +147,38 @@ TEST(KeypointTrackerCuda, TwoFramesInFlightGiveTheSameTracksAndMotions) {
   }
 }
 
+GstClockTime latency_at(GstElement* pipeline, const char* element_name) {
+  GstElement* element = gst_bin_get_by_name(GST_BIN(pipeline), element_name);
+  GstPad* src = gst_element_get_static_pad(element, "src");
+  GstQuery* query = gst_query_new_latency();
+  GstClockTime min = GST_CLOCK_TIME_NONE;
+  if (gst_pad_query(src, query))
+    gst_query_parse_latency(query, nullptr, &min, nullptr);
+  gst_query_unref(query);
+  gst_object_unref(src);
+  gst_object_unref(element);
+  return min;
+}
+
+// max-frames-in-flight=auto (the default) on the GPU: a frame more latency after a non-live
+// source, none after a live one.
+TEST(KeypointTrackerCuda, AutoFramesInFlightFollowUpstreamLiveness) {
+  for (bool live : {false, true}) {
+    GstElement* pipeline = gst_parse_launch(
+        (std::string("videotestsrc is-live=") + (live ? "true" : "false") +
+         " num-buffers=20 ! video/x-raw,format=NV12,width=320,height=240,framerate=30/1 ! "
+         "gpusiftfilter name=f backend=cuda ! keypointtracker name=t backend=cuda ! fakesink")
+            .c_str(),
+        nullptr);
+    ASSERT_NE(pipeline, nullptr);
+    ASSERT_EQ(gst_test::play_until_end(pipeline, 30 * GST_SECOND), GST_MESSAGE_EOS);
+    const GstClockTime added = latency_at(pipeline, "t") - latency_at(pipeline, "f");
+    EXPECT_EQ(added, live ? 0 : gst_util_uint64_scale_int(GST_SECOND, 1, 30)) << live;
+    gst_element_set_state(pipeline, GST_STATE_NULL);
+    gst_object_unref(pipeline);
+  }
+}
+
 GstCudaContext* cuda_context_of(GstElement* element) {
   GstContext* context = gst_element_get_context(element, GST_CUDA_CONTEXT_TYPE);
   if (!context)

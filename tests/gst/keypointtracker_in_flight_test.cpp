@@ -45,6 +45,24 @@ bool same_tracks(GstBuffer* a, GstBuffer* b) {
          std::memcmp(&x->motion, &y->motion, sizeof(x->motion)) == 0;
 }
 
+TEST(KeypointTrackerInFlight, DefaultIsAutoWhichOverlapsOnlyANonLiveGpuStream) {
+  GstElement* tracker = gst_element_factory_make("keypointtracker", nullptr);
+  ASSERT_NE(tracker, nullptr);
+  gint frames = -1;
+  g_object_get(tracker, "max-frames-in-flight", &frames, nullptr);
+  EXPECT_EQ(frames, 0);
+  gst_object_unref(tracker);
+  // On the CPU backend auto is one frame: each frame comes out right after its push.
+  GstHarness* h = element_harness("keypointtracker", "backend=cpu");
+  gst_harness_set_src_caps_str(h, kCaps.c_str());
+  const SyntheticScene scene = random_scene(30, kFrame, 11);
+  GstBuffer* out = push_and_pull(h, frame_buffer(scene, 0));
+  EXPECT_NE(out, nullptr);
+  if (out)
+    gst_buffer_unref(out);
+  teardown_harness(h);
+}
+
 TEST(KeypointTrackerInFlight, SameTracksOneFrameLaterAndTheLastAtEos) {
   const SyntheticScene scene = random_scene(120, kFrame, 7);
   GstHarness* one = cpu_tracker(1);

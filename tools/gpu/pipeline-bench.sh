@@ -20,12 +20,12 @@ sift="! gpusiftfilter backend=cuda"
 echo "| pipeline (1920x1080, upscale off, $frames frames) | fps |"
 echo "|---|---|"
 run "NV12 system memory, float descriptors" NV12 "$freeze $sift ! fakesink"
-run "NV12 system memory, float descriptors, keypointtracker (homography)" NV12 \
-  "$freeze $sift ! keypointtracker backend=cuda ! fakesink"
-run "NV12 system memory, float descriptors, keypointtracker (homography) max-frames-in-flight=2" \
-  NV12 "$freeze $sift ! keypointtracker backend=cuda max-frames-in-flight=2 ! fakesink"
-run "NV12 system memory, float descriptors, queue, keypointtracker (homography)" NV12 \
-  "$freeze $sift ! queue ! keypointtracker backend=cuda ! fakesink"
+run "NV12 system memory, float descriptors, keypointtracker (homography), defaults (auto: 2 frames in flight)" \
+  NV12 "$freeze $sift ! keypointtracker backend=cuda ! fakesink"
+run "NV12 system memory, float descriptors, keypointtracker (homography) max-frames-in-flight=1" \
+  NV12 "$freeze $sift ! keypointtracker backend=cuda max-frames-in-flight=1 ! fakesink"
+run "NV12 system memory, float descriptors, queue, keypointtracker (homography) max-frames-in-flight=1" \
+  NV12 "$freeze $sift ! queue ! keypointtracker backend=cuda max-frames-in-flight=1 ! fakesink"
 run "NV12 system memory, no descriptors" NV12 "$freeze $sift descriptor=none ! fakesink"
 run "GRAY8 system memory, float descriptors" GRAY8 "$freeze $sift ! fakesink"
 run "GRAY8 system memory, no descriptors" GRAY8 "$freeze $sift descriptor=none ! fakesink"
@@ -33,11 +33,11 @@ run "NV12 CUDA memory (cudaupload every frame), float descriptors" NV12 \
   "$freeze ! cudaupload ! video/x-raw(memory:CUDAMemory) $sift ! fakesink"
 run "NV12 CUDA memory (uploaded once), float descriptors" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! fakesink"
-run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography)" NV12 \
+run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography), defaults (auto: 2 frames in flight)" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! keypointtracker backend=cuda ! fakesink"
-run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography) max-frames-in-flight=2" \
-  NV12 "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! keypointtracker backend=cuda max-frames-in-flight=2 ! fakesink"
-run "NV12 CUDA memory (uploaded once), float descriptors, queue, keypointtracker (homography)" \
-  NV12 "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! queue ! keypointtracker backend=cuda ! fakesink"
+run "NV12 CUDA memory (uploaded once), float descriptors, keypointtracker (homography) max-frames-in-flight=1" \
+  NV12 "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! keypointtracker backend=cuda max-frames-in-flight=1 ! fakesink"
+run "NV12 CUDA memory (uploaded once), float descriptors, queue, keypointtracker (homography) max-frames-in-flight=1" \
+  NV12 "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift ! queue ! keypointtracker backend=cuda max-frames-in-flight=1 ! fakesink"
 run "NV12 CUDA memory (uploaded once), no descriptors" NV12 \
   "! cudaupload ! video/x-raw(memory:CUDAMemory) $freeze $sift descriptor=none ! fakesink"
