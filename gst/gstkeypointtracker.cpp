@@ -366,16 +366,21 @@ GstFlowReturn finish_frame(GstKeypointTracker* self, GstBuffer* buffer) {
     post_library_error(self, error);
     return GST_FLOW_ERROR;
   }
+  const TimingClock::time_point finished = TimingClock::now();
+  // The frame's own time, not the frames upstream made in between: the first half, the
+  // tracking (on the worker, its own time; here, up to now) and what follows.
+  const double tracking_us =
+      rt.worker ? rt.result.times.total : microseconds_between(resumed, finished);
+  const double own_before_meta_us = microseconds_between(f.start, f.begun_at) + tracking_us;
   attach_meta(buffer, f.meta, rt.result, f.settings.params.model);
   GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %d matches, %d inliers, %d tracks alive",
                  static_cast<guint64>(rt.result.frame_number), rt.result.matches, rt.result.inliers,
                  rt.result.tracks_alive);
   if (f.settings.post_messages)
-    post_frame_message(self, buffer, f.settings.params.model, g_get_monotonic_time() - f.start_us);
-  const TimingClock::time_point end = TimingClock::now();
-  // The element's own time: both halves, not the frames upstream made in between.
-  const double element_us =
-      microseconds_between(f.start, f.begun_at) + microseconds_between(resumed, end);
+    post_frame_message(self, buffer, f.settings.params.model,
+                       static_cast<gint64>(own_before_meta_us +
+                                           microseconds_between(finished, TimingClock::now())));
+  const double element_us = own_before_meta_us + microseconds_between(finished, TimingClock::now());
   add_timing(self, microseconds_between(f.start, f.framed),
              element_us - microseconds_between(f.start, f.framed) - rt.result.times.total,
              element_us);
