@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(kScanThreads)
         warp_nearest[r][warp] = nearest[r];
     }
     __syncthreads();
-    if (threadIdx.x < listed) {
+    if (static_cast<int>(threadIdx.x) < listed) {
       TwoNearest mine = warp_nearest[threadIdx.x][0];
       for (int w = 1; w < kScanWarps; ++w) {
         const TwoNearest& other = warp_nearest[threadIdx.x][w];
