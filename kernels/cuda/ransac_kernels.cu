@@ -81,10 +81,10 @@ __global__ void score_winner_kernel(const PointPair* pairs, const int* pair_coun
   lane_values[kMotionSumCount][t] = mine.cost;
   __syncthreads();
   atomicAdd(&block_inliers, mine.inliers);
+  // The steps of a level spread over all threads (total, lane), not 25 in a row on a few.
   for (int stride = kWinnerThreads / 2; stride > 0; stride /= 2) {
-    if (t < stride)
-      for (int k = 0; k < kTotals; ++k)
-        add_tree_step(lane_values[k], t, stride);
+    for (int step = t; step < kTotals * stride; step += kWinnerThreads)
+      add_tree_step(lane_values[step / stride], step % stride, stride);
     __syncthreads();
   }
   if (t < kTotals)
