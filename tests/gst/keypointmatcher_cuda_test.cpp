@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_context_support.h"
 #include "frame_factory.h"
 #include "object_scenes.h"
 #include "tracker_test_support.h"
@@ -122,17 +123,6 @@ TEST(KeypointMatcherCuda, FindsEveryPositiveWithinTwoPixelsAndNoNegative) {
   }
   std::printf("cuda: worst corner error %.3f px, %d detections in 50 scenes without the object\n",
               worst, detections_without_object);
-}
-
-GstCudaContext* cuda_context_of(GstElement* element) {
-  GstContext* context = gst_element_get_context(element, GST_CUDA_CONTEXT_TYPE);
-  if (!context)
-    return nullptr;
-  GstCudaContext* cuda = nullptr;
-  gst_structure_get(gst_context_get_structure(context), GST_CUDA_CONTEXT_TYPE,
-                    GST_TYPE_CUDA_CONTEXT, &cuda, nullptr);
-  gst_context_unref(context);
-  return cuda;
 }
 
 TEST(KeypointMatcherCuda, SharesGpusiftfiltersContext) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "camera_motion.h"
+#include "cuda_context_support.h"
 #include "frame_factory.h"
 #include "test_images.h"
 #include "tracker_test_support.h"
@@ -177,17 +178,6 @@ TEST(KeypointTrackerCuda, AutoFramesInFlightFollowUpstreamLiveness) {
     gst_element_set_state(pipeline, GST_STATE_NULL);
     gst_object_unref(pipeline);
   }
-}
-
-GstCudaContext* cuda_context_of(GstElement* element) {
-  GstContext* context = gst_element_get_context(element, GST_CUDA_CONTEXT_TYPE);
-  if (!context)
-    return nullptr;
-  GstCudaContext* cuda = nullptr;
-  gst_structure_get(gst_context_get_structure(context), GST_CUDA_CONTEXT_TYPE,
-                    GST_TYPE_CUDA_CONTEXT, &cuda, nullptr);
-  gst_context_unref(context);
-  return cuda;
 }
 
 TEST(KeypointTrackerCuda, SharesGpusiftfiltersContext) {
