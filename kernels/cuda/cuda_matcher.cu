@@ -123,7 +123,7 @@ struct CudaMatcher::State {
   struct Job {
     bool pending = false;
     cudaStream_t stream = nullptr;
-    int query_count = 0, train_count = 0;
+    int query_count = 0;
     bool pairs_from_train = false;
     RansacParams ransac;
     bool fits = false;
@@ -266,7 +266,6 @@ struct CudaMatcher::State {
     job = Job{};
     job.stream = stream;
     job.query_count = q.count;
-    job.train_count = t.count;
     job.pairs_from_train = r.pairs_from_train;
     job.ransac = r.ransac;
     job.fits = r.ransac.model != MotionModel::kNone && r.ransac.iterations > 0;
@@ -274,9 +273,9 @@ struct CudaMatcher::State {
     result.reserve(bytes);
     host_result.reserve(bytes);
     auto* header = reinterpret_cast<FitHeader*>(result.get());
-    if (q.count == 0 || t.count == 0)
+    if (q.count == 0 || t.count == 0) {
       check(cudaMemsetAsync(header, 0, sizeof(FitHeader), stream), "cudaMemsetAsync");
-    if (q.count > 0 && t.count > 0) {
+    } else {
       decisions.reserve(q.count);
       if (r.one_query_per_train)
         reserve_nearest_query_of_train(t.count, stream);
