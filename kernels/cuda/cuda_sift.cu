@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 #include <vector>
 
 #include "cuda_check.h"
@@ -81,6 +82,7 @@ struct CudaSiftExtractor::State {
   PinnedBuffer<Keypoint> host_keypoints;
   PinnedBuffer<uint8_t> host_descriptors;
 
+  std::deque<Features> pending;  // temporary: begun frames, run synchronously
   const Keypoint* result_keypoints = nullptr;
   int result_count = 0;
 
@@ -362,6 +364,41 @@ void CudaSiftExtractor::extract(const FrameView& frame, CudaStream stream, Featu
         s.run(frame, stream, out);
       },
       [&] { s.release_layout(); });
+}
+
+void CudaSiftExtractor::begin(const FrameView& frame, CudaStream stream) {
+  State& s = *state_;
+  if (s.pending.size() >= static_cast<size_t>(kMaxInFlight))
+    throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
+  s.pending.emplace_back();
+  try {
+    extract(frame, stream, &s.pending.back());
+  } catch (...) {
+    s.pending.clear();
+    throw;
+  }
+}
+
+void CudaSiftExtractor::finish(Features* out) {
+  State& s = *state_;
+  if (s.pending.empty())
+    throw Error(ErrorCode::kInvalidArgument, "no frame in flight");
+  std::swap(*out, s.pending.front());
+  s.pending.pop_front();
+}
+
+void CudaSiftExtractor::cancel() {
+  state_->pending.clear();
+}
+
+int CudaSiftExtractor::in_flight() const {
+  return static_cast<int>(state_->pending.size());
+}
+
+size_t CudaSiftExtractor::reserved_pinned_bytes() const {
+  const State& s = *state_;
+  return s.staging.pinned_bytes() + s.host_counters.bytes() + s.host_keypoints.bytes() +
+         s.host_descriptors.bytes();
 }
 
 DeviceFeatures CudaSiftExtractor::device_features() const {

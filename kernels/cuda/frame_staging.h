@@ -24,6 +24,7 @@ class FrameStaging {
   // buffers are reused by the next call: the caller synchronises the stream in between.
   StagedFrame stage(const FrameView& frame, int device, cudaStream_t stream);
   size_t device_bytes() const { return device_input_.bytes(); }
+  size_t pinned_bytes() const { return pinned_input_.bytes(); }
 
  private:
   DeviceBuffer<uint8_t> device_input_;

@@ -51,24 +51,78 @@ class CurrentContextCudaExtractor : public Extractor {
     return true;
   }
 
+ protected:
+  Impl& impl() { return impl_; }
+  CudaStream stream() const { return stream_.get(); }
+
  private:
   OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
   Impl impl_;
 };
 
+// CUDA SIFT with frames in flight on its stream.
+class PipelinedCudaSiftExtractor final : public CurrentContextCudaExtractor<CudaSiftExtractor> {
+ public:
+  using CurrentContextCudaExtractor::CurrentContextCudaExtractor;
+  int max_in_flight() const override { return CudaSiftExtractor::kMaxInFlight; }
+  void submit(const FrameView& frame) override {
+    if (in_flight_ > 0 && in_flight_ >= max_in_flight())
+      throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
+    in_flight_ = 0;
+    impl().begin(frame, stream());
+    in_flight_ = impl().in_flight();
+  }
+  void collect(Features* out) override {
+    in_flight_ = 0;
+    impl().finish(out);
+    in_flight_ = impl().in_flight();
+  }
+  void cancel() override {
+    impl().cancel();
+    in_flight_ = 0;
+  }
+  void extract(const FrameView& frame, Features* out) override {
+    if (impl().in_flight() > 0)
+      throw Error(ErrorCode::kInvalidArgument, "extract() with frames in flight");
+    CurrentContextCudaExtractor::extract(frame, out);
+  }
+};
+
 // Selects the device itself, for callers without their own context management.
-template <typename Impl>
+// OnContext: CurrentContextCudaExtractor<CudaSurfExtractor> or PipelinedCudaSiftExtractor.
+template <typename OnContext>
 class CudaExtractor final : public Extractor {
  public:
   template <typename Params>
   CudaExtractor(const Params& params, int device_id) : device_(device_id), impl_(params) {}
   Backend backend() const override { return Backend::kCuda; }
   void extract(const FrameView& frame, Features* out) override { impl_.extract(frame, out); }
+  int max_in_flight() const override { return impl_.max_in_flight(); }
+  void submit(const FrameView& frame) override {
+    follow([&] { impl_.submit(frame); });
+  }
+  void collect(Features* out) override {
+    follow([&] { impl_.collect(out); });
+  }
+  void cancel() override {
+    follow([&] { impl_.cancel(); });
+  }
   bool device_features(DeviceFeatures* out) const override { return impl_.device_features(out); }
 
  private:
+  template <typename Call>
+  void follow(Call&& call) {
+    try {
+      call();
+    } catch (...) {
+      in_flight_ = impl_.in_flight();
+      throw;
+    }
+    in_flight_ = impl_.in_flight();
+  }
+
   ScopedCudaDevice device_;
-  CurrentContextCudaExtractor<Impl> impl_;
+  OnContext impl_;
 };
 #endif
 
@@ -110,7 +164,7 @@ std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const Featur
 #ifdef GPUSIFT_HAVE_CUDA
   if (config.method == Method::kSurf)
     return std::make_unique<CurrentContextCudaExtractor<CudaSurfExtractor>>(config.surf);
-  return std::make_unique<CurrentContextCudaExtractor<CudaSiftExtractor>>(config.sift);
+  return std::make_unique<PipelinedCudaSiftExtractor>(config.sift);
 #else
   throw_cuda_not_built();
 #endif
@@ -166,8 +220,9 @@ std::unique_ptr<Extractor> create_extractor(Backend backend, const FeatureConfig
     return create_cpu_extractor(config);
 #ifdef GPUSIFT_HAVE_CUDA
   if (config.method == Method::kSurf)
-    return std::make_unique<CudaExtractor<CudaSurfExtractor>>(config.surf, cuda_device_id);
-  return std::make_unique<CudaExtractor<CudaSiftExtractor>>(config.sift, cuda_device_id);
+    return std::make_unique<CudaExtractor<CurrentContextCudaExtractor<CudaSurfExtractor>>>(
+        config.surf, cuda_device_id);
+  return std::make_unique<CudaExtractor<PipelinedCudaSiftExtractor>>(config.sift, cuda_device_id);
 #else
   throw_cuda_not_built();
 #endif

@@ -47,10 +47,23 @@ class CudaSiftExtractor {
   // CUDA error; `out` is then empty and the extractor usable for the next frame.
   void extract(const FrameView& frame, CudaStream stream, Features* out);
 
+  // Frames in flight, all on one stream: begin() enqueues a frame and returns without waiting
+  // for the device; finish() waits for the oldest begun frame's results and fills `out`. Up to
+  // kMaxInFlight frames may be begun and not finished; each frame's pixels stay valid and
+  // unchanged until its finish(). Errors and their codes as extract(); after a throw from either
+  // call, or cancel(), no frame is in flight. extract() is begin() then finish().
+  static constexpr int kMaxInFlight = 2;
+  void begin(const FrameView& frame, CudaStream stream);
+  void finish(Features* out);
+  void cancel();  // waits for the stream
+  int in_flight() const;
+
+  // The results of the last finished frame, until the next begin() or extract().
   DeviceFeatures device_features() const;
   const SiftParams& params() const;
   int device_id() const;
   size_t reserved_device_bytes() const;
+  size_t reserved_pinned_bytes() const;
 
  private:
   struct State;

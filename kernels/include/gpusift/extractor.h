@@ -30,8 +30,22 @@ class Extractor {
   // Any PixelFormat; device memory only for the CUDA backend. Reuses out's storage.
   virtual void extract(const FrameView& frame, Features* out) = 0;
 
-  // The CUDA backend's results of the last extract() still on the device (the rows of `out`, in
-  // its order), valid until the next extract(); false for the CPU backend.
+  // Frames in flight: submit() starts a frame, collect() waits for the oldest submitted frame
+  // and fills `out` (storage reused). Up to max_in_flight() frames may be submitted and not yet
+  // collected; each frame's pixels must stay valid and unchanged until its collect(). Either call
+  // may throw as extract() does; after a throw, or cancel(), no frame is in flight. extract() is
+  // submit() then collect() and needs no frame in flight. The CPU backend runs the frame in
+  // submit() and holds one frame.
+  virtual int max_in_flight() const { return 1; }
+  virtual void submit(const FrameView& frame);
+  virtual void collect(Features* out);
+  virtual void cancel();
+  int in_flight() const { return in_flight_; }
+
+  // The CUDA backend's results of the last collected frame still on the device (the rows of
+  // `out`, in its order), valid until the next submit() or extract(): work that the caller
+  // enqueues on the legacy default stream before then is ordered before the extractor writes
+  // them again. False for the CPU backend.
   virtual bool device_features(DeviceFeatures* out) const {
     (void)out;
     return false;
@@ -43,6 +57,12 @@ class Extractor {
     extract(FrameView{gray, pitch_bytes, width, height, PixelFormat::kGray8, MemoryKind::kHost},
             out);
   }
+
+ protected:
+  int in_flight_ = 0;  // kept by the default submit/collect/cancel and by overrides
+
+ private:
+  Features held_;  // the default submit()'s frame
 };
 
 // kAuto picks CUDA when it is built in and a device is present, else the CPU.
