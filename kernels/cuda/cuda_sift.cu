@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <vector>
 
 #include "cuda_check.h"
+#include "cuda_event.h"
 #include "device_memory.h"
 #include "extract_frame.h"
 #include "feature_kernels.h"
@@ -51,6 +51,42 @@ size_t descriptor_bytes(DescriptorFormat format) {
 
 }  // namespace
 
+// The device counts of one frame, as the host reads them back.
+enum CountIndex {
+  kFoundCandidates,  // may exceed the candidate capacity: the overflow
+  kEmitted,          // keypoints of all orientation peaks, may exceed the keypoint capacity
+  kEmittedKept,      // min(kEmitted, keypoint capacity)
+  kStrongestKept,    // after nfeatures
+  kMaxKept,          // after max_keypoints
+  kCountIndices
+};
+
+// What a frame hands to the host, twice over so that a frame's results travel while the next
+// one runs. The frame is kept for a redo (see finish()).
+struct ResultSlot {
+  FrameView frame{};
+  cuda::FrameStaging staging;
+  int capacity = 0;  // rows of the buffers below
+  DeviceBuffer<Keypoint> keypoints;
+  DeviceBuffer<uint8_t> descriptors;
+  PinnedBuffer<Keypoint> host_keypoints;
+  PinnedBuffer<uint8_t> host_descriptors;
+  PinnedBuffer<int> host_counts;
+  Keypoint* mapped_keypoints = nullptr;  // the device's addresses of the pinned rows
+  uint8_t* mapped_descriptors = nullptr;
+  cuda::Event done;
+  // Everything after the upload, captured once per frame size and replayed: about a hundred
+  // small kernels whose launch cost would otherwise exceed their run time.
+  cudaGraphExec_t graph = nullptr;
+
+  ~ResultSlot() { destroy_graph(); }
+  void destroy_graph() {
+    if (graph)
+      cudaGraphExecDestroy(graph);
+    graph = nullptr;
+  }
+};
+
 struct CudaSiftExtractor::State {
   cuda::LaunchFaultHook fault_hook;
   SiftParams params;
@@ -59,58 +95,75 @@ struct CudaSiftExtractor::State {
   std::vector<cuda::GaussianTaps> taps;  // index = level; [0] blurs the base image
   int candidate_capacity = 0;
   int keypoint_capacity = 0;
+  // Set once a frame had more than max_keypoints: from then on every frame keeps the strongest.
+  bool keep_max_keypoints = false;
 
   // Per frame size.
   int width = 0, height = 0;
   DeviceBuffer<float> frame_float, base, scratch, pyramid;
   std::vector<DeviceImage> gaussian_levels_, dog_levels_;  // [octave * levels + level]
   cuda::OctaveTable table{};
-  cuda::FrameStaging staging;
 
   // Per parameters (capacity).
   DeviceBuffer<cuda::Candidate> candidates;
   DeviceBuffer<uint64_t> keys, keys_sorted;
   DeviceBuffer<uint32_t> indices, indices_sorted;
-  DeviceBuffer<int> counters;  // [0] candidates
+  DeviceBuffer<int> counters;  // CountIndex
   DeviceBuffer<int> peak_counts, peak_offsets;
   DeviceBuffer<float> angles;
   DeviceBuffer<Keypoint> keypoints, selected;
   DeviceBuffer<float> responses, responses_sorted;
   DeviceBuffer<uint32_t> order, order_sorted;
-  DeviceBuffer<uint8_t> keep, list_scratch, descriptors;
-  PinnedBuffer<int> host_counters;
-  PinnedBuffer<Keypoint> host_keypoints;
-  PinnedBuffer<uint8_t> host_descriptors;
+  DeviceBuffer<uint8_t> keep, list_scratch;
 
-  std::deque<Features> pending;  // temporary: begun frames, run synchronously
-  const Keypoint* result_keypoints = nullptr;
-  int result_count = 0;
+  ResultSlot slots[kMaxInFlight];
+  int oldest = 0, pending = 0;  // the ring of begun frames
+  int finished = -1;            // the slot of the last finished frame
+  int finished_count = 0;
+  cudaStream_t stream = nullptr;
 
-  // The scale-space launches of one frame size, captured once and replayed every frame: they
-  // are ~100 small kernels whose launch cost would otherwise exceed their run time.
-  cudaGraphExec_t scale_space_graph = nullptr;
-
-  ~State() { destroy_graph(); }
-  void destroy_graph() {
-    if (scale_space_graph)
-      cudaGraphExecDestroy(scale_space_graph);
-    scale_space_graph = nullptr;
-  }
+  ~State() { drop_frames(); }
 
   int levels() const { return gaussian_levels(params.n_octave_layers); }
   int dogs() const { return dog_levels(params.n_octave_layers); }
   DeviceImage& gaussian(int o, int level) { return gaussian_levels_[o * levels() + level]; }
   DeviceImage& dog(int o, int level) { return dog_levels_[o * dogs() + level]; }
+  size_t row_bytes() const { return kDescriptorLength * descriptor_bytes(params.descriptor); }
 
   void allocate_lists();
-  void reserve_results(int count);
+  void reserve_results(ResultSlot& slot, int rows);
   void layout_for(int frame_width, int frame_height);
   void release_layout();
-  void convert_input(const FrameView& frame, cudaStream_t stream);
-  void enqueue_scale_space(cudaStream_t stream);
-  void run_scale_space(cudaStream_t stream);
-  int collect_count(const int* device_value, cudaStream_t stream);
-  void run(const FrameView& frame, cudaStream_t stream, Features* out);
+  void destroy_graphs();
+  void convert_input(ResultSlot& slot);
+  void enqueue_scale_space();
+  void enqueue_features(ResultSlot& slot);
+  void run_features(ResultSlot& slot);
+  void enqueue_frame(ResultSlot& slot);
+  void begin(const FrameView& frame, cudaStream_t on_stream);
+  struct Redo {
+    bool keep_max_keypoints = false;
+    int rows = 0;
+  };
+  bool take_results(const ResultSlot& slot, Features* out, Redo* redo);
+  void finish(Features* out);
+  void drop_frames();
+
+  // Runs a step of the frames in flight; on a failure no frame is left in flight, `out` is
+  // empty, and the frame-size buffers are given back when memory ran out.
+  template <typename Step>
+  void guarded(Features* out, Step&& step) {
+    try {
+      step();
+    } catch (const Error& error) {
+      drop_frames();
+      if (out)
+        out->clear();
+      if (error.code() == ErrorCode::kOutOfMemory)
+        release_layout();
+      throw;
+    }
+  }
 };
 
 void CudaSiftExtractor::State::allocate_lists() {
@@ -120,7 +173,7 @@ void CudaSiftExtractor::State::allocate_lists() {
   keys_sorted.reserve(cap);
   indices.reserve(cap);
   indices_sorted.reserve(cap);
-  counters.reserve(4);
+  counters.reserve(kCountIndices);
   peak_counts.reserve(cap + 1);
   peak_offsets.reserve(cap + 1);
   angles.reserve(cap * cuda::kMaxOrientationPeaks);
@@ -132,21 +185,36 @@ void CudaSiftExtractor::State::allocate_lists() {
   order_sorted.reserve(kcap);
   keep.reserve(kcap);
   list_scratch.reserve(cuda::list_scratch_bytes(std::max(keypoint_capacity, candidate_capacity)));
-  host_counters.reserve(4);
+  for (ResultSlot& slot : slots)
+    slot.host_counts.reserve(kCountIndices);
 }
 
-void CudaSiftExtractor::State::reserve_results(int count) {
-  // Grows in steps so that a slowly rising count does not reallocate on every frame.
-  const size_t step = 4096;
-  const size_t rows = (static_cast<size_t>(count) + step - 1) / step * step;
-  const size_t bytes = rows * kDescriptorLength * descriptor_bytes(params.descriptor);
-  host_keypoints.reserve(rows);
-  descriptors.reserve(bytes);
-  host_descriptors.reserve(bytes);
+// Grows in steps, so that a slowly rising count does not reallocate on every frame. The slot's
+// buffers are not in use: its frame is finished, or the stream is idle.
+void CudaSiftExtractor::State::reserve_results(ResultSlot& slot, int rows) {
+  const int step = 4096;
+  rows = std::min((std::max(rows, 1) + step - 1) / step * step, std::max(params.max_keypoints, 1));
+  if (rows <= slot.capacity)
+    return;
+  slot.destroy_graph();
+  slot.capacity = 0;
+  slot.keypoints.reserve(rows);
+  slot.host_keypoints.reserve(rows);
+  slot.descriptors.reserve(rows * row_bytes());
+  slot.host_descriptors.reserve(rows * row_bytes());
+  slot.mapped_keypoints = cuda::mapped_host_pointer(slot.host_keypoints.get());
+  slot.mapped_descriptors =
+      row_bytes() > 0 ? cuda::mapped_host_pointer(slot.host_descriptors.get()) : nullptr;
+  slot.capacity = rows;
+}
+
+void CudaSiftExtractor::State::destroy_graphs() {
+  for (ResultSlot& slot : slots)
+    slot.destroy_graph();
 }
 
 void CudaSiftExtractor::State::release_layout() {
-  destroy_graph();
+  destroy_graphs();
   width = height = 0;
   frame_float.release();
   base.release();
@@ -196,15 +264,14 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   height = frame_height;
 }
 
-void CudaSiftExtractor::State::convert_input(const FrameView& frame, cudaStream_t stream) {
-  const cuda::StagedFrame staged = staging.stage(frame, device, stream);
+void CudaSiftExtractor::State::convert_input(ResultSlot& slot) {
+  const cuda::StagedFrame staged = slot.staging.stage(slot.frame, device, stream);
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
-  cuda::convert_to_float(staged.data, staged.pitch_bytes, frame.format, input, stream);
+  cuda::convert_to_float(staged.data, staged.pitch_bytes, slot.frame.format, input, stream);
 }
 
-// Everything from the float frame to the candidate list; its arguments depend only on the
-// frame size, which is what lets it be captured as a graph.
-void CudaSiftExtractor::State::enqueue_scale_space(cudaStream_t stream) {
+// Everything from the float frame to the candidate list.
+void CudaSiftExtractor::State::enqueue_scale_space() {
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
   DeviceImage start = input;
   if (params.upscale) {
@@ -222,7 +289,7 @@ void CudaSiftExtractor::State::enqueue_scale_space(cudaStream_t stream) {
       cuda::gaussian_blur(gaussian(o, l - 1), work, gaussian(o, l), taps[l], &dog(o, l - 1),
                           stream);
   }
-  check(cudaMemsetAsync(counters.get(), 0, sizeof(int), stream), "cudaMemsetAsync");
+  check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");
   const cuda::CandidateList list{candidates.get(), keys.get(), indices.get(), counters.get(),
                                  candidate_capacity};
   cuda::detect_extrema(table, refine,
@@ -230,17 +297,67 @@ void CudaSiftExtractor::State::enqueue_scale_space(cudaStream_t stream) {
                        list, stream);
 }
 
-void CudaSiftExtractor::State::run_scale_space(cudaStream_t stream) {
+// From the float frame to the slot's results and counts, with every length on the device: the
+// lists are sorted and scanned whole (their unused tails padded), kernels loop over the counts.
+void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
+  enqueue_scale_space();
+  const cuda::CandidateList list{candidates.get(), keys.get(), indices.get(), counters.get(),
+                                 candidate_capacity};
+  const int* found = counters.get() + kFoundCandidates;
+  const cuda::Scratch scratch_space{list_scratch.get(), list_scratch.bytes()};
+  cuda::pad_candidate_keys(list, stream);
+  cuda::sort_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
+                    indices_sorted.get(), candidate_capacity, cuda::kCandidateKeyBits, stream);
+  check(cudaMemsetAsync(peak_counts.get(), 0, sizeof(int) * (candidate_capacity + 1), stream),
+        "cudaMemsetAsync");
+  cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), found,
+                            candidate_capacity, refine.first_octave, peak_counts.get(),
+                            angles.get(), stream);
+  cuda::exclusive_sum(scratch_space, peak_counts.get(), peak_offsets.get(), candidate_capacity + 1,
+                      stream);
+  cuda::emit_keypoints(candidates.get(), indices_sorted.get(), found, candidate_capacity,
+                       peak_counts.get(), angles.get(), peak_offsets.get(), keypoints.get(),
+                       keypoint_capacity, counters.get() + kEmitted, stream);
+
+  const Keypoint* current = keypoints.get();
+  const int* count = counters.get() + kEmittedKept;
+  auto keep_at_most = [&](int limit, CountIndex kept) {
+    Keypoint* into = current == keypoints.get() ? selected.get() : keypoints.get();
+    const cuda::StrongestWork work{responses.get(), responses_sorted.get(),
+                                   order.get(),     order_sorted.get(),
+                                   keep.get(),      counters.get() + kept};
+    cuda::keep_strongest_counted_on_device(scratch_space, work, current, count, keypoint_capacity,
+                                           limit, into, stream);
+    current = into;
+    count = counters.get() + kept;
+  };
+  if (params.nfeatures > 0)
+    keep_at_most(params.nfeatures, kStrongestKept);
+  if (keep_max_keypoints)
+    keep_at_most(params.max_keypoints, kMaxKept);
+
+  if (row_bytes() > 0)
+    cuda::describe_keypoints(table, current, count, slot.capacity, refine.first_octave,
+                             params.descriptor, slot.descriptors.get(), stream);
+  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints,
+                                     slot.mapped_descriptors, row_bytes()};
+  cuda::publish_results(current, slot.descriptors.get(), count, slot.capacity, targets, stream);
+  check(cudaMemcpyAsync(slot.host_counts.get(), counters.get(), sizeof(int) * kCountIndices,
+                        cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (counts)");
+}
+
+void CudaSiftExtractor::State::run_features(ResultSlot& slot) {
   if (stream == nullptr) {  // the legacy default stream cannot be captured
-    enqueue_scale_space(stream);
+    enqueue_features(slot);
     return;
   }
-  if (!scale_space_graph) {
+  if (!slot.graph) {
     check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
           "cudaStreamBeginCapture");
     cudaGraph_t graph = nullptr;
     try {
-      enqueue_scale_space(stream);
+      enqueue_features(slot);
     } catch (...) {
       cudaStreamEndCapture(stream, &graph);
       if (graph)
@@ -248,91 +365,108 @@ void CudaSiftExtractor::State::run_scale_space(cudaStream_t stream) {
       throw;
     }
     check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
-    const cudaError_t status = cudaGraphInstantiate(&scale_space_graph, graph, 0);
+    const cudaError_t status = cudaGraphInstantiate(&slot.graph, graph, 0);
     cudaGraphDestroy(graph);
     check(status, "cudaGraphInstantiate");
   }
-  check(cudaGraphLaunch(scale_space_graph, stream), "cudaGraphLaunch");
+  check(cudaGraphLaunch(slot.graph, stream), "cudaGraphLaunch");
 }
 
-int CudaSiftExtractor::State::collect_count(const int* device_value, cudaStream_t stream) {
-  check(cudaMemcpyAsync(host_counters.get(), device_value, sizeof(int), cudaMemcpyDeviceToHost,
-                        stream),
-        "cudaMemcpyAsync (count)");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  return host_counters.get()[0];
+void CudaSiftExtractor::State::enqueue_frame(ResultSlot& slot) {
+  layout_for(slot.frame.width, slot.frame.height);
+  reserve_results(slot, 1);
+  fault_hook.on_frame(stream);
+  convert_input(slot);
+  run_features(slot);
+  slot.done.record(stream);
 }
 
-void CudaSiftExtractor::State::run(const FrameView& frame, cudaStream_t stream, Features* out) {
-  layout_for(frame.width, frame.height);
-  convert_input(frame, stream);
-  run_scale_space(stream);
-  const int found = collect_count(counters.get(), stream);
-  bool overflowed = found > candidate_capacity;
-  const int n = std::min(found, candidate_capacity);
+void CudaSiftExtractor::State::begin(const FrameView& frame, cudaStream_t on_stream) {
+  if (pending > 0 && on_stream != stream)
+    throw Error(ErrorCode::kInvalidArgument, "frames in flight must share one stream");
+  if (pending == kMaxInFlight)
+    throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
+  const int bpp = bytes_per_pixel(frame.format);
+  if (bpp == 0)
+    throw Error(ErrorCode::kInvalidArgument, "unknown pixel format");
+  check_frame(frame.data, frame.pitch_bytes, frame.width, frame.height, bpp);
+  stream = on_stream;
+  ResultSlot& slot = slots[(oldest + pending) % kMaxInFlight];
+  slot.frame = frame;
+  enqueue_frame(slot);
+  ++pending;
+}
 
-  int total = 0;
-  const cuda::Scratch scratch_space{list_scratch.get(), list_scratch.bytes()};
-  if (n > 0) {
-    cuda::sort_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
-                      indices_sorted.get(), n, cuda::kCandidateKeyBits, stream);
-    cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), n,
-                              refine.first_octave, peak_counts.get(), angles.get(), stream);
-    cuda::exclusive_sum(scratch_space, peak_counts.get(), peak_offsets.get(), n + 1, stream);
-    cuda::emit_keypoints(candidates.get(), indices_sorted.get(), n, peak_counts.get(), angles.get(),
-                         peak_offsets.get(), keypoints.get(), keypoint_capacity, stream);
-    total = collect_count(peak_offsets.get() + n, stream);
-  }
-  if (total > keypoint_capacity) {
-    overflowed = true;
-    total = keypoint_capacity;
-  }
-
-  const cuda::StrongestWork work{responses.get(), responses_sorted.get(),
-                                 order.get(),     order_sorted.get(),
-                                 keep.get(),      counters.get() + 1};
-  Keypoint* current = keypoints.get();
-  auto keep_at_most = [&](int limit) {
-    cuda::keep_strongest(scratch_space, work, current, total, limit, selected.get(), stream);
-    check(cudaMemcpyAsync(keypoints.get(), selected.get(), sizeof(Keypoint) * limit,
-                          cudaMemcpyDeviceToDevice, stream),
-          "cudaMemcpyAsync (selected keypoints)");
-    total = limit;
-  };
-  if (params.nfeatures > 0 && total > params.nfeatures)
-    keep_at_most(params.nfeatures);
-  out->detected_count = overflowed ? std::max(found, total) : total;
+// The frame's results into `out`, or false when the frame has to run again (`redo` says how):
+// it kept more keypoints than its slot holds, or more than max_keypoints before they were cut.
+bool CudaSiftExtractor::State::take_results(const ResultSlot& slot, Features* out, Redo* redo) {
+  const int* counts = slot.host_counts.get();
+  const int found = counts[kFoundCandidates];
+  bool overflowed = found > candidate_capacity || counts[kEmitted] > keypoint_capacity;
+  int total = counts[kEmittedKept];
+  if (params.nfeatures > 0)
+    total = counts[kStrongestKept];
+  const int detected = overflowed ? std::max(found, total) : total;
   if (total > params.max_keypoints) {
-    keep_at_most(params.max_keypoints);
+    if (!keep_max_keypoints) {
+      *redo = Redo{true, params.max_keypoints};
+      return false;
+    }
+    total = counts[kMaxKept];
     overflowed = true;
   }
+  if (total > slot.capacity) {
+    *redo = Redo{false, total};
+    return false;
+  }
+  out->detected_count = detected;
   out->overflowed = overflowed;
-
-  reserve_results(total);
-  const size_t value_bytes = descriptor_bytes(params.descriptor);
-  if (value_bytes > 0)
-    cuda::describe_keypoints(table, current, total, refine.first_octave, params.descriptor,
-                             descriptors.get(), stream);
-  check(cudaMemcpyAsync(host_keypoints.get(), current, sizeof(Keypoint) * total,
-                        cudaMemcpyDeviceToHost, stream),
-        "cudaMemcpyAsync (keypoints)");
-  const size_t descriptor_total = static_cast<size_t>(total) * kDescriptorLength * value_bytes;
-  if (descriptor_total > 0)
-    check(cudaMemcpyAsync(host_descriptors.get(), descriptors.get(), descriptor_total,
-                          cudaMemcpyDeviceToHost, stream),
-          "cudaMemcpyAsync (descriptors)");
-  check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
-  result_keypoints = current;
-  result_count = total;
-
-  out->keypoints.assign(host_keypoints.get(), host_keypoints.get() + total);
+  out->keypoints.assign(slot.host_keypoints.get(), slot.host_keypoints.get() + total);
   out->descriptor_format = params.descriptor;
-  out->descriptor_size = value_bytes > 0 ? kDescriptorLength : 0;
+  out->descriptor_size = row_bytes() > 0 ? kDescriptorLength : 0;
+  const size_t descriptor_total = static_cast<size_t>(total) * row_bytes();
   const bool as_bytes = params.descriptor == DescriptorFormat::kUint8;
   const size_t float_values = as_bytes ? 0 : descriptor_total / sizeof(float);
-  copy_to_vector(host_descriptors.get(), as_bytes ? descriptor_total : 0, &out->byte_descriptors);
-  copy_to_vector(reinterpret_cast<const float*>(host_descriptors.get()), float_values,
+  copy_to_vector(slot.host_descriptors.get(), as_bytes ? descriptor_total : 0,
+                 &out->byte_descriptors);
+  copy_to_vector(reinterpret_cast<const float*>(slot.host_descriptors.get()), float_values,
                  &out->float_descriptors);
+  return true;
+}
+
+// A frame that has to run again does so once the stream is idle (the frame after it, if begun,
+// is then finished too and its slot untouched), from its own pixels, which the caller keeps
+// until this returns.
+void CudaSiftExtractor::State::finish(Features* out) {
+  if (pending == 0)
+    throw Error(ErrorCode::kInvalidArgument, "no frame in flight");
+  const int index = oldest;
+  ResultSlot& slot = slots[index];
+  slot.done.synchronize();
+  Redo redo;
+  while (!take_results(slot, out, &redo)) {
+    check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+    if (redo.keep_max_keypoints) {
+      keep_max_keypoints = true;
+      destroy_graphs();
+    }
+    reserve_results(slot, redo.rows);
+    enqueue_frame(slot);
+    slot.done.synchronize();
+  }
+  oldest = (oldest + 1) % kMaxInFlight;
+  --pending;
+  finished = index;
+  finished_count = static_cast<int>(out->keypoints.size());
+}
+
+void CudaSiftExtractor::State::drop_frames() {
+  if (pending > 0)
+    cudaStreamSynchronize(stream);
+  cudaGetLastError();
+  pending = 0;
+  finished = -1;
+  finished_count = 0;
 }
 
 CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : state_(new State) {
@@ -356,56 +490,48 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
 CudaSiftExtractor::~CudaSiftExtractor() = default;
 
 void CudaSiftExtractor::extract(const FrameView& frame, CudaStream stream, Features* out) {
-  State& s = *state_;
-  cuda::extract_frame(
-      frame, stream, out, &s.result_count,
-      [&] {
-        s.fault_hook.on_frame(stream);
-        s.run(frame, stream, out);
-      },
-      [&] { s.release_layout(); });
+  if (state_->pending > 0)
+    throw Error(ErrorCode::kInvalidArgument, "extract() with frames in flight");
+  out->clear_keeping_descriptor_sizes();
+  begin(frame, stream);
+  finish(out);
 }
 
 void CudaSiftExtractor::begin(const FrameView& frame, CudaStream stream) {
   State& s = *state_;
-  if (s.pending.size() >= static_cast<size_t>(kMaxInFlight))
-    throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
-  s.pending.emplace_back();
-  try {
-    extract(frame, stream, &s.pending.back());
-  } catch (...) {
-    s.pending.clear();
-    throw;
-  }
+  s.guarded(nullptr, [&] { s.begin(frame, stream); });
 }
 
 void CudaSiftExtractor::finish(Features* out) {
   State& s = *state_;
-  if (s.pending.empty())
-    throw Error(ErrorCode::kInvalidArgument, "no frame in flight");
-  std::swap(*out, s.pending.front());
-  s.pending.pop_front();
+  s.guarded(out, [&] { s.finish(out); });
 }
 
 void CudaSiftExtractor::cancel() {
-  state_->pending.clear();
+  state_->drop_frames();
 }
 
 int CudaSiftExtractor::in_flight() const {
-  return static_cast<int>(state_->pending.size());
+  return state_->pending;
 }
 
 size_t CudaSiftExtractor::reserved_pinned_bytes() const {
   const State& s = *state_;
-  return s.staging.pinned_bytes() + s.host_counters.bytes() + s.host_keypoints.bytes() +
-         s.host_descriptors.bytes();
+  size_t bytes = 0;
+  for (const ResultSlot& slot : s.slots)
+    bytes += slot.staging.pinned_bytes() + slot.host_counts.bytes() + slot.host_keypoints.bytes() +
+             slot.host_descriptors.bytes();
+  return bytes;
 }
 
 DeviceFeatures CudaSiftExtractor::device_features() const {
   const State& s = *state_;
+  if (s.finished < 0)
+    return DeviceFeatures{nullptr, nullptr, 0, 0, s.params.descriptor};
+  const ResultSlot& slot = s.slots[s.finished];
   const bool described = descriptor_bytes(s.params.descriptor) > 0;
-  return DeviceFeatures{s.result_keypoints, described ? s.descriptors.get() : nullptr,
-                        s.result_count, described ? kDescriptorLength : 0, s.params.descriptor};
+  return DeviceFeatures{slot.keypoints.get(), described ? slot.descriptors.get() : nullptr,
+                        s.finished_count, described ? kDescriptorLength : 0, s.params.descriptor};
 }
 
 const SiftParams& CudaSiftExtractor::params() const {
@@ -417,12 +543,15 @@ int CudaSiftExtractor::device_id() const {
 
 size_t CudaSiftExtractor::reserved_device_bytes() const {
   const State& s = *state_;
+  size_t slot_bytes = 0;
+  for (const ResultSlot& slot : s.slots)
+    slot_bytes += slot.staging.device_bytes() + slot.keypoints.bytes() + slot.descriptors.bytes();
   return s.frame_float.bytes() + s.base.bytes() + s.scratch.bytes() + s.pyramid.bytes() +
-         s.staging.device_bytes() + s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() +
-         s.indices.bytes() + s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
+         s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() + s.indices.bytes() +
+         s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
          s.peak_offsets.bytes() + s.angles.bytes() + s.keypoints.bytes() + s.selected.bytes() +
          s.responses.bytes() + s.responses_sorted.bytes() + s.order.bytes() +
-         s.order_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + s.descriptors.bytes();
+         s.order_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + slot_bytes;
 }
 
 }  // namespace gpusift

@@ -42,20 +42,40 @@ constexpr int kCandidateKeyBits = 40;
 void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, float threshold,
                     const CandidateList& out, cudaStream_t stream);
 
-// For sorted candidates 0..n-1 (skipping repeats of a key), the orientation peaks: counts[i]
-// angles in angles[i * kMaxOrientationPeaks ...]. counts[n] is set to 0 for the scan.
+// Fills the unused tail of a candidate list, from min(*count, capacity) on, with keys above every
+// real one, so that the whole list can be sorted without the host knowing the count.
+void pad_candidate_keys(const CandidateList& list, cudaStream_t stream);
+
+// For the sorted candidates 0..n-1, n = min(*count, capacity) (skipping repeats of a key), the
+// orientation peaks: counts[i] angles in angles[i * kMaxOrientationPeaks ...]. counts must be
+// zero beforehand from 0 to capacity (the scan's input).
 void assign_orientations(const OctaveTable& octaves, const Candidate* candidates,
-                         const uint64_t* sorted_keys, const uint32_t* sorted_indices, int n,
-                         int first_octave, int* counts, float* angles, cudaStream_t stream);
+                         const uint64_t* sorted_keys, const uint32_t* sorted_indices,
+                         const int* count, int capacity, int first_octave, int* counts,
+                         float* angles, cudaStream_t stream);
 
-// Writes one keypoint per (candidate, peak) at offsets[i] + peak, up to capacity.
-void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices, int n,
-                    const int* counts, const float* angles, const int* offsets, Keypoint* keypoints,
-                    int capacity, cudaStream_t stream);
+// Writes one keypoint per (candidate, peak) at offsets[i] + peak, up to keypoint_capacity, and
+// the number of keypoints to emitted[0] (may exceed keypoint_capacity: the overflow) and
+// min(that, keypoint_capacity) to emitted[1].
+void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices, const int* count,
+                    int capacity, const int* counts, const float* angles, const int* offsets,
+                    Keypoint* keypoints, int keypoint_capacity, int* emitted, cudaStream_t stream);
 
-// Descriptor rows for keypoints[0..count) in the requested format (not kNone).
-void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, int count,
-                        int first_octave, DescriptorFormat format, void* descriptors,
+// Descriptor rows for keypoints[0..min(*count, capacity)) in the requested format (not kNone).
+void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
+                        int capacity, int first_octave, DescriptorFormat format, void* descriptors,
                         cudaStream_t stream);
+
+// The first min(*count, capacity) keypoints to `device_keypoints` and to the mapped pinned
+// `host_keypoints`, and their descriptor rows of row_bytes from `descriptors` to the mapped
+// pinned `host_descriptors` (row_bytes 0: none).
+struct PublishTargets {
+  Keypoint* device_keypoints;
+  Keypoint* host_keypoints;   // device address of pinned memory
+  uint8_t* host_descriptors;  // device address of pinned memory
+  size_t row_bytes;
+};
+void publish_results(const Keypoint* keypoints, const void* descriptors, const int* count,
+                     int capacity, const PublishTargets& targets, cudaStream_t stream);
 
 }  // namespace gpusift::cuda

@@ -25,6 +25,24 @@ __global__ void mark_first(const uint32_t* order_sorted, int limit, uint8_t* kee
     keep[order_sorted[i]] = 1;
 }
 
+// Rows past the count sort last: lower than any response, and after every real row on ties.
+__global__ void gather_counted_responses(const Keypoint* keypoints, const int* count, int capacity,
+                                         float* responses, uint32_t* order, uint8_t* keep) {
+  const int n = min(*count, capacity);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < capacity; i += gridDim.x * blockDim.x) {
+    responses[i] = i < n ? keypoints[i].response : -INFINITY;
+    order[i] = i;
+    keep[i] = 0;
+  }
+}
+
+__global__ void mark_first_counted(const uint32_t* order_sorted, const int* count, int capacity,
+                                   int limit, uint8_t* keep) {
+  const int kept = min(min(*count, capacity), limit);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < kept; i += gridDim.x * blockDim.x)
+    keep[order_sorted[i]] = 1;
+}
+
 int blocks_for(int n, int threads) {
   return (n + threads - 1) / threads;
 }
@@ -86,6 +104,27 @@ void keep_strongest(const Scratch& scratch, const StrongestWork& work, const Key
   bytes = scratch.bytes;
   check(cub::DeviceSelect::Flagged(scratch.data, bytes, in, work.keep, out, work.kept_count, n,
                                    stream),
+        "cub::DeviceSelect::Flagged");
+}
+
+void keep_strongest_counted_on_device(const Scratch& scratch, const StrongestWork& work,
+                                      const Keypoint* in, const int* count, int capacity, int limit,
+                                      Keypoint* out, cudaStream_t stream) {
+  const int threads = 256, blocks = std::min(blocks_for(capacity, threads), 1024);
+  gather_counted_responses<<<blocks, threads, 0, stream>>>(in, count, capacity, work.responses,
+                                                           work.order, work.keep);
+  check_launch("gather_counted_responses");
+  size_t bytes = scratch.bytes;
+  check(cub::DeviceRadixSort::SortPairsDescending(scratch.data, bytes, work.responses,
+                                                  work.responses_sorted, work.order,
+                                                  work.order_sorted, capacity, 0, 32, stream),
+        "cub::DeviceRadixSort::SortPairsDescending");
+  mark_first_counted<<<blocks, threads, 0, stream>>>(work.order_sorted, count, capacity, limit,
+                                                     work.keep);
+  check_launch("mark_first_counted");
+  bytes = scratch.bytes;
+  check(cub::DeviceSelect::Flagged(scratch.data, bytes, in, work.keep, out, work.kept_count,
+                                   capacity, stream),
         "cub::DeviceSelect::Flagged");
 }
 
