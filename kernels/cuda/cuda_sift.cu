@@ -31,6 +31,7 @@ namespace {
 
 constexpr int kStrideAlignment = 32;  // floats: rows start on 128-byte boundaries
 constexpr int kMinCandidateCapacity = 65536;
+constexpr int kInitialSortedBound = 8192;
 
 int aligned_stride(int width) {
   return (width + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
@@ -66,7 +67,8 @@ enum CountIndex {
 struct ResultSlot {
   FrameView frame{};
   cuda::FrameStaging staging;
-  int capacity = 0;  // rows of the buffers below
+  int sorted_bound = 0;  // of the frame in the slot
+  int capacity = 0;      // rows of the buffers below
   DeviceBuffer<Keypoint> keypoints;
   DeviceBuffer<uint8_t> descriptors;
   PinnedBuffer<Keypoint> host_keypoints;
@@ -94,6 +96,10 @@ struct CudaSiftExtractor::State {
   int device = 0;
   std::vector<cuda::GaussianTaps> taps;  // index = level; [0] blurs the base image
   int candidate_capacity = 0;
+  // How many candidates are sorted and given orientations: a power of two that covers the
+  // frames seen so far, below the capacity, as sorting the whole list would cost more than all
+  // the rest of the ordering. A frame with more candidates runs again with a larger bound.
+  int sorted_bound = 0;
   int keypoint_capacity = 0;
   // Set once a frame had more than max_keypoints: from then on every frame keeps the strongest.
   bool keep_max_keypoints = false;
@@ -130,6 +136,12 @@ struct CudaSiftExtractor::State {
   DeviceImage& dog(int o, int level) { return dog_levels_[o * dogs() + level]; }
   size_t row_bytes() const { return kDescriptorLength * descriptor_bytes(params.descriptor); }
 
+  int bound_for(int candidates) const {
+    int bound = kInitialSortedBound;
+    while (bound < candidates && bound < candidate_capacity)
+      bound *= 2;
+    return std::min(bound, candidate_capacity);
+  }
   void allocate_lists();
   void reserve_results(ResultSlot& slot, int rows);
   void layout_for(int frame_width, int frame_height);
@@ -144,6 +156,7 @@ struct CudaSiftExtractor::State {
   struct Redo {
     bool keep_max_keypoints = false;
     int rows = 0;
+    int sorted_bound = 0;
   };
   bool take_results(const ResultSlot& slot, Features* out, Redo* redo);
   void finish(Features* out);
@@ -301,21 +314,22 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
 // lists are sorted and scanned whole (their unused tails padded), kernels loop over the counts.
 void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
   enqueue_scale_space();
+  slot.sorted_bound = sorted_bound;
   const cuda::CandidateList list{candidates.get(), keys.get(), indices.get(), counters.get(),
-                                 candidate_capacity};
+                                 sorted_bound};
   const int* found = counters.get() + kFoundCandidates;
   const cuda::Scratch scratch_space{list_scratch.get(), list_scratch.bytes()};
   cuda::pad_candidate_keys(list, stream);
   cuda::sort_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
-                    indices_sorted.get(), candidate_capacity, cuda::kCandidateKeyBits, stream);
-  check(cudaMemsetAsync(peak_counts.get(), 0, sizeof(int) * (candidate_capacity + 1), stream),
+                    indices_sorted.get(), sorted_bound, cuda::kCandidateKeyBits, stream);
+  check(cudaMemsetAsync(peak_counts.get(), 0, sizeof(int) * (sorted_bound + 1), stream),
         "cudaMemsetAsync");
   cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), found,
-                            candidate_capacity, refine.first_octave, peak_counts.get(),
-                            angles.get(), stream);
-  cuda::exclusive_sum(scratch_space, peak_counts.get(), peak_offsets.get(), candidate_capacity + 1,
+                            sorted_bound, refine.first_octave, peak_counts.get(), angles.get(),
+                            stream);
+  cuda::exclusive_sum(scratch_space, peak_counts.get(), peak_offsets.get(), sorted_bound + 1,
                       stream);
-  cuda::emit_keypoints(candidates.get(), indices_sorted.get(), found, candidate_capacity,
+  cuda::emit_keypoints(candidates.get(), indices_sorted.get(), found, sorted_bound,
                        peak_counts.get(), angles.get(), peak_offsets.get(), keypoints.get(),
                        keypoint_capacity, counters.get() + kEmitted, stream);
 
@@ -402,6 +416,10 @@ void CudaSiftExtractor::State::begin(const FrameView& frame, cudaStream_t on_str
 bool CudaSiftExtractor::State::take_results(const ResultSlot& slot, Features* out, Redo* redo) {
   const int* counts = slot.host_counts.get();
   const int found = counts[kFoundCandidates];
+  if (std::min(found, candidate_capacity) > slot.sorted_bound) {
+    *redo = Redo{false, 0, bound_for(found)};
+    return false;
+  }
   bool overflowed = found > candidate_capacity || counts[kEmitted] > keypoint_capacity;
   int total = counts[kEmittedKept];
   if (params.nfeatures > 0)
@@ -450,6 +468,10 @@ void CudaSiftExtractor::State::finish(Features* out) {
       keep_max_keypoints = true;
       destroy_graphs();
     }
+    if (redo.sorted_bound > sorted_bound) {
+      sorted_bound = redo.sorted_bound;
+      destroy_graphs();
+    }
     reserve_results(slot, redo.rows);
     enqueue_frame(slot);
     slot.done.synchronize();
@@ -484,6 +506,7 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
   // the strongest of all rather than the first found.
   s.candidate_capacity = std::max(params.max_keypoints, kMinCandidateCapacity);
   s.keypoint_capacity = 2 * s.candidate_capacity;
+  s.sorted_bound = s.bound_for(0);
   s.allocate_lists();
 }
 
