@@ -2,6 +2,8 @@
 
 #include <gst/gst.h>
 
+#include <algorithm>
+
 namespace gpusift::gst {
 
 namespace {
@@ -137,6 +139,14 @@ void install_filter_properties(GObjectClass* klass) {
                        1, 1 << 22, d.max_keypoints, kAnyState));
   install_surf_properties(klass);
   g_object_class_install_property(
+      klass, kPropMaxFramesInFlight,
+      g_param_spec_int("max-frames-in-flight", "Max frames in flight",
+                       "1: each frame leaves once its features are extracted. 2: the GPU extracts "
+                       "a frame while upstream makes the next one, and the frame leaves one frame "
+                       "later (more throughput, one frame more latency; CUDA SIFT only, else 1). "
+                       "0: auto, 2 on the CUDA SIFT backend when upstream is not live, else 1",
+                       0, 2, 0, kReadyOnly));
+  g_object_class_install_property(
       klass, kPropPostMessages,
       g_param_spec_boolean("post-messages", "Post messages",
                            "Post a \"gpusiftfilter\" element message for every frame", FALSE,
@@ -194,11 +204,19 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
     case kPropUpright:
       surf.upright = g_value_get_boolean(value);
       return true;
+    case kPropMaxFramesInFlight:
+      s->max_frames_in_flight = g_value_get_int(value);
+      return false;
     case kPropPostMessages:
       s->post_messages = g_value_get_boolean(value);
       return false;
   }
   return false;
+}
+
+int filter_frames_in_flight(int setting, int extractor_max_in_flight, bool upstream_live) {
+  const int wanted = setting > 0 ? setting : (upstream_live ? 1 : 2);
+  return std::min(wanted, extractor_max_in_flight);
 }
 
 void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
@@ -249,6 +267,9 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
       break;
     case kPropUpright:
       g_value_set_boolean(value, surf.upright);
+      break;
+    case kPropMaxFramesInFlight:
+      g_value_set_int(value, s.max_frames_in_flight);
       break;
     case kPropPostMessages:
       g_value_set_boolean(value, s.post_messages);

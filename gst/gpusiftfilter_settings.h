@@ -13,6 +13,9 @@ struct FilterSettings {
   int cuda_device_id = -1;
   FeatureConfig features = video_defaults();
   bool post_messages = false;
+  // 2: the extractor works on a frame while upstream makes the next one, and the frame leaves one
+  // frame later (added to the reported latency). 0: auto (filter_frames_in_flight).
+  int max_frames_in_flight = 0;
 
   // The element defaults differ from the library's in one way: video wants speed, so SIFT's
   // doubled first octave (OpenCV parity) is off unless asked for.
@@ -45,8 +48,14 @@ enum FilterProperty {
   kPropNOctaves,
   kPropExtended,
   kPropUpright,
+  kPropMaxFramesInFlight,
   kPropPostMessages,  // the last one: the element checks ids against it
 };
+
+// What max-frames-in-flight becomes once the stream runs, as far as the extractor takes it (CUDA
+// SIFT takes two frames, the CPU backend and SURF one): auto is two frames when upstream is not
+// live (throughput, at one frame of latency that nobody waits for), else one.
+int filter_frames_in_flight(int setting, int extractor_max_in_flight, bool upstream_live);
 
 void install_filter_properties(GObjectClass* klass);
 // "GstGpusiftBackend": auto, cuda, cpu; shared by the elements that take a backend.

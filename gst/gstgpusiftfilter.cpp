@@ -1,23 +1,28 @@
 /* gpusiftfilter: runs the SIFT or SURF pipeline on every frame and attaches the features as a
  * GstKeypointsMeta. Pixels are never modified; the buffer is only made metadata-writable (a
- * shallow copy when it is shared), so the element works in place with no pixel copies. */
+ * shallow copy when it is shared), so the element works in place with no pixel copies. With two
+ * frames in flight each frame is submitted to the extractor and leaves when the next one has been
+ * submitted, so that the GPU works while the streaming thread goes upstream. */
 #include "gstgpusiftfilter.h"
 
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gst/video/video.h>
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
-#include <string>
+#include <utility>
 
+#include "extractor_frame.h"
 #include "feature_settings_query.h"
+#include "filter_in_flight.h"
+#include "frame_latency.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
 #include "gpusift/host_copy.h"
 #include "gpusift/keypoint.h"
 #include "gpusiftfilter_settings.h"
 #include "keypointsdevicemeta.h"
-#include "video_frame_check.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
@@ -67,6 +72,14 @@ struct Runtime {
 #ifdef GPUSIFT_HAVE_GST_CUDA
   gpusift::gst::DeviceDescriptorCopies device_copies;
 #endif
+  // Submitted to the extractor and not yet collected (two frames in flight only).
+  gpusift::gst::FramesInFlight submitted;
+  // max-frames-in-flight is settled at start, or for auto at the first buffer (it needs upstream's
+  // liveness); frames_in_flight is then what the extractor makes of it, and 0 before.
+  bool frames_in_flight_settled = false;
+  bool upstream_live = false;
+  std::atomic<int> frames_in_flight{0};  // read by latency queries from other threads
+  bool input_discont = false;            // of the input being submitted
 };
 
 }  // namespace
@@ -192,40 +205,6 @@ bool build_extractor(GstGpusiftFilter* self) {
   return true;
 }
 
-bool pixel_format_of(GstVideoFormat format, gpusift::PixelFormat* out) {
-  switch (format) {
-    case GST_VIDEO_FORMAT_GRAY8:
-    case GST_VIDEO_FORMAT_NV12:
-    case GST_VIDEO_FORMAT_NV21:
-    case GST_VIDEO_FORMAT_I420:
-    case GST_VIDEO_FORMAT_YV12:
-    case GST_VIDEO_FORMAT_Y42B:
-    case GST_VIDEO_FORMAT_Y444:
-      *out = gpusift::PixelFormat::kGray8;  // the luma plane, in place
-      return true;
-    case GST_VIDEO_FORMAT_RGBA:
-      *out = gpusift::PixelFormat::kRgba8;
-      return true;
-    case GST_VIDEO_FORMAT_BGRA:
-      *out = gpusift::PixelFormat::kBgra8;
-      return true;
-    case GST_VIDEO_FORMAT_RGBx:
-      *out = gpusift::PixelFormat::kRgbx8;
-      return true;
-    case GST_VIDEO_FORMAT_BGRx:
-      *out = gpusift::PixelFormat::kBgrx8;
-      return true;
-    case GST_VIDEO_FORMAT_RGB:
-      *out = gpusift::PixelFormat::kRgb8;
-      return true;
-    case GST_VIDEO_FORMAT_BGR:
-      *out = gpusift::PixelFormat::kBgr8;
-      return true;
-    default:
-      return false;
-  }
-}
-
 // Device pointers are only usable when the buffer's CUDA memory lives in our context.
 bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -239,21 +218,6 @@ bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
   (void)buffer;
   return false;
 #endif
-}
-
-// The luma row pitch. Device memory without a GstVideoMeta is laid out as its GstCudaMemory
-// says (pitched allocations), not as the caps' default strides.
-gint luma_stride(GstBuffer* buffer, const GstVideoFrame* frame, bool on_device) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  if (on_device && !gst_buffer_get_video_meta(buffer)) {
-    const GstCudaMemory* memory = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(buffer, 0));
-    return GST_VIDEO_INFO_PLANE_STRIDE(&memory->info, 0);
-  }
-#else
-  (void)buffer;
-  (void)on_device;
-#endif
-  return GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);
 }
 
 // A copy of data[0..size) that the meta owns: a SURF frame's descriptors pass 2 MB at 1080p,
@@ -332,14 +296,232 @@ void warn_overflow_once(GstGpusiftFilter* self) {
        rt.features.detected_count, rt.features.keypoints.size(), rt.settings.max_keypoints()));
 }
 
+// The features just extracted or collected (rt.features) onto the frame's buffer.
+void attach_results(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us) {
+  const Runtime& rt = *self->runtime;
+  attach_meta(self, buffer);
+  attach_device_descriptors(self, buffer);
+  warn_overflow_once(self);
+  GST_LOG_OBJECT(self, "%zu keypoints in %" G_GINT64_FORMAT " us", rt.features.keypoints.size(),
+                 elapsed_us);
+  GST_OBJECT_LOCK(self);
+  const bool post = self->settings->post_messages;
+  GST_OBJECT_UNLOCK(self);
+  if (post)
+    post_frame_message(self, buffer, elapsed_us);
+}
+
+// As many as the extractor takes of what max-frames-in-flight asks for, once that is settled.
+void update_frames_in_flight(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  if (!rt.frames_in_flight_settled || !rt.extractor)
+    return;
+  const int before = rt.frames_in_flight;
+  rt.frames_in_flight = gpusift::gst::filter_frames_in_flight(
+      rt.settings.max_frames_in_flight, rt.extractor->max_in_flight(), rt.upstream_live);
+  if (rt.frames_in_flight == before)
+    return;
+  GST_INFO_OBJECT(self, "%d frame(s) in flight", rt.frames_in_flight.load());
+  // A new method mid-stream can change the latency that the pipeline was told.
+  if (before != 0)
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
+}
+
+// Explicit values are settled at start, auto at the stream's first buffer (it needs upstream's
+// liveness); both are kept until stop.
+void settle_frames_in_flight(GstGpusiftFilter* self, bool first_buffer) {
+  Runtime& rt = *self->runtime;
+  if (rt.frames_in_flight_settled || (rt.settings.max_frames_in_flight == 0 && !first_buffer))
+    return;
+  rt.upstream_live = rt.settings.max_frames_in_flight == 0 &&
+                     gpusift::gst::upstream_is_live(GST_BASE_TRANSFORM(self));
+  rt.frames_in_flight_settled = true;
+  update_frames_in_flight(self);
+}
+
+// The oldest frame in flight, its features attached, as *out. After an error no frame is left in
+// flight (the extractor drops them all).
+GstFlowReturn collect_oldest(GstGpusiftFilter* self, GstBuffer** out) {
+  Runtime& rt = *self->runtime;
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    ContextScope scope(self);
+    rt.extractor->collect(&rt.features);
+  } catch (const gpusift::Error& error) {
+    rt.submitted.drop_all();
+    post_library_error(self, error);
+    return GST_FLOW_ERROR;
+  }
+  gint64 submit_us = 0;
+  *out = rt.submitted.release_oldest(&submit_us);
+  // The frame's own time on the streaming thread, not the frames upstream made meanwhile.
+  attach_results(self, *out, submit_us + g_get_monotonic_time() - start_us);
+  return GST_FLOW_OK;
+}
+
+// A flush or stop: the frames in flight are dropped once the device no longer reads them.
+void drop_frames_in_flight(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  if (rt.submitted.empty())
+    return;
+  try {
+    ContextScope scope(self);
+    if (rt.extractor)
+      rt.extractor->cancel();
+  } catch (const gpusift::Error& error) {
+    GST_WARNING_OBJECT(self, "dropping the frames in flight: %s", error.what());
+  }
+  rt.submitted.drop_all();
+}
+
+// Every frame in flight leaves now, oldest first.
+GstFlowReturn push_frames_in_flight(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  while (!rt.submitted.empty()) {
+    GstBuffer* buffer = nullptr;
+    GstFlowReturn ret = collect_oldest(self, &buffer);
+    if (ret == GST_FLOW_OK)
+      ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
+    if (ret != GST_FLOW_OK) {
+      drop_frames_in_flight(self);
+      return ret;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+// A failed submit takes the frames in flight before it down too (extractor.h). Their pixels are
+// still mapped, so each runs again alone and leaves before the error is posted.
+void rerun_frames_in_flight(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  while (!rt.submitted.empty()) {
+    const gint64 start_us = g_get_monotonic_time();
+    try {
+      ContextScope scope(self);
+      rt.extractor->extract(rt.submitted.oldest_view(), &rt.features);
+    } catch (const gpusift::Error& error) {
+      GST_WARNING_OBJECT(self, "a frame before the failing one failed again: %s", error.what());
+      break;
+    }
+    gint64 submit_us = 0;
+    GstBuffer* buffer = rt.submitted.release_oldest(&submit_us);
+    attach_results(self, buffer, g_get_monotonic_time() - start_us);
+    if (gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer) != GST_FLOW_OK)
+      break;
+  }
+  rt.submitted.drop_all();
+}
+
+// A new extractor when the settings changed, after the frames in flight on the old one have left.
+// No extractor: the last settings were refused (an error was posted); they are tried again.
+GstFlowReturn ensure_extractor(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  GST_OBJECT_LOCK(self);
+  const bool changed = self->settings_changed;
+  GST_OBJECT_UNLOCK(self);
+  if (!changed && rt.extractor)
+    return GST_FLOW_OK;
+  const GstFlowReturn ret = push_frames_in_flight(self);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  const FilterSettings kept = rt.settings;  // fixed while running
+  rt.settings = current_settings(self);
+  rt.settings.backend = kept.backend;
+  rt.settings.cuda_device_id = kept.cuda_device_id;
+  rt.settings.max_frames_in_flight = kept.max_frames_in_flight;
+  if (!build_extractor(self))
+    return GST_FLOW_ERROR;
+  update_frames_in_flight(self);
+  return GST_FLOW_OK;
+}
+
+// One frame in flight: extracted and attached before the buffer leaves.
+GstFlowReturn extract_in_place(GstGpusiftFilter* self, GstBuffer* buffer) {
+  Runtime& rt = *self->runtime;
+  GstVideoFrame frame;
+  gpusift::FrameView view;
+  const GstFlowReturn ret = gpusift::gst::map_extractor_frame(
+      GST_ELEMENT(self), buffer, rt.info, can_read_on_device(self, buffer), &frame, &view);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    ContextScope scope(self);
+    rt.extractor->extract(view, &rt.features);
+  } catch (const gpusift::Error& error) {
+    gst_video_frame_unmap(&frame);
+    post_library_error(self, error);
+    return GST_FLOW_ERROR;
+  }
+  const gint64 elapsed_us = g_get_monotonic_time() - start_us;
+  gst_video_frame_unmap(&frame);
+  attach_results(self, buffer, elapsed_us);
+  return GST_FLOW_OK;
+}
+
+// Two frames in flight: the input is submitted, then the frame before it is collected and leaves
+// as *outbuf (the stream's first frame only goes in). The input is the outgoing buffer itself,
+// made writable before it is mapped so that the pixels the extractor reads stay in it.
+GstFlowReturn submit_then_collect(GstGpusiftFilter* self, GstBuffer* input, GstBuffer** outbuf) {
+  Runtime& rt = *self->runtime;
+  // The base class marks its next outgoing buffer DISCONT: that must be the input, not a frame
+  // from before the discontinuity.
+  GstFlowReturn ret = rt.input_discont ? push_frames_in_flight(self) : GST_FLOW_OK;
+  if (ret == GST_FLOW_OK)
+    ret = ensure_extractor(self);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(input);
+    return ret;
+  }
+  GstBuffer* buffer = gst_buffer_make_writable(input);
+  if (rt.frames_in_flight < 2) {
+    // The settings changed to an extractor of one frame in flight (none is left in flight now).
+    ret = extract_in_place(self, buffer);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(buffer);
+      return ret;
+    }
+    *outbuf = buffer;
+    return GST_FLOW_OK;
+  }
+  GstVideoFrame mapping;
+  gpusift::FrameView view;
+  ret = gpusift::gst::map_extractor_frame(GST_ELEMENT(self), buffer, rt.info,
+                                          can_read_on_device(self, buffer), &mapping, &view);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(buffer);
+    push_frames_in_flight(self);  // the frames before a bad one still leave
+    return ret;
+  }
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    ContextScope scope(self);
+    rt.extractor->submit(view);
+  } catch (const gpusift::Error& error) {
+    gst_video_frame_unmap(&mapping);
+    gst_buffer_unref(buffer);
+    rerun_frames_in_flight(self);
+    post_library_error(self, error);
+    return GST_FLOW_ERROR;
+  }
+  rt.submitted.hold(buffer, mapping, view, g_get_monotonic_time() - start_us);
+  if (rt.submitted.size() < 2)
+    return GST_FLOW_OK;
+  return collect_oldest(self, outbuf);
+}
+
 void release_runtime(GstGpusiftFilter* self) {
+  Runtime& rt = *self->runtime;
+  drop_frames_in_flight(self);
+  rt.frames_in_flight_settled = false;
+  rt.frames_in_flight = 0;
   {
     ContextScope scope(self);  // device buffers are freed in the context they belong to
-    self->runtime->extractor.reset();
+    rt.extractor.reset();
   }
-  self->runtime->features = gpusift::Features{};
+  rt.features = gpusift::Features{};
 #ifdef GPUSIFT_HAVE_GST_CUDA
-  self->runtime->device_copies.release();
+  rt.device_copies.release();
   gst_clear_object(&self->context);
 #endif
   GST_OBJECT_LOCK(self);
@@ -354,12 +536,15 @@ static gboolean gst_gpusift_filter_start(GstBaseTransform* trans) {
   Runtime& rt = *self->runtime;
   rt.settings = current_settings(self);
   rt.overflow_warned = false;
+  rt.input_discont = false;
   if (!choose_backend(self, &rt.settings))
     return FALSE;
   GST_INFO_OBJECT(self, "%s on backend %s", gpusift::method_name(rt.settings.features.method),
                   gpusift::backend_name(rt.settings.backend));
-  if (build_extractor(self))
+  if (build_extractor(self)) {
+    settle_frames_in_flight(self, false);
     return TRUE;
+  }
   // A failed start gets no stop(), so the CUDA context would stay held until the next start.
   release_runtime(self);
   return FALSE;
@@ -393,91 +578,51 @@ static gboolean gst_gpusift_filter_set_caps(GstBaseTransform* trans, GstCaps* in
   return TRUE;
 }
 
+static gboolean gst_gpusift_filter_sink_event(GstBaseTransform* trans, GstEvent* event) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  // Frames in flight leave before any event that follows them in the stream (EOS, caps, segment,
+  // gap); a flush drops them.
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+    drop_frames_in_flight(self);
+  } else if (GST_EVENT_IS_SERIALIZED(event) && !self->runtime->submitted.empty()) {
+    const GstFlowReturn ret = push_frames_in_flight(self);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT(self, "the frames in flight before %s: %s", GST_EVENT_TYPE_NAME(event),
+                       gst_flow_get_name(ret));
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->sink_event(trans, event);
+}
+
 static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  const GstFlowReturn ret = ensure_extractor(self);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  return extract_in_place(self, buffer);
+}
+
+static GstFlowReturn gst_gpusift_filter_submit_input_buffer(GstBaseTransform* trans,
+                                                            gboolean is_discont, GstBuffer* input) {
+  GST_GPUSIFT_FILTER(trans)->runtime->input_discont = is_discont || GST_BUFFER_IS_DISCONT(input);
+  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
+      ->submit_input_buffer(trans, is_discont, input);
+}
+
+// The base class's submit_input_buffer has checked the input (negotiation, QoS) and queued it.
+static GstFlowReturn gst_gpusift_filter_generate_output(GstBaseTransform* trans,
+                                                        GstBuffer** outbuf) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
   Runtime& rt = *self->runtime;
-
-  GST_OBJECT_LOCK(self);
-  const bool changed = self->settings_changed;
-  GST_OBJECT_UNLOCK(self);
-  // No extractor: the last settings were refused (an error was posted); they are tried again.
-  if (changed || !rt.extractor) {
-    const Backend chosen = rt.settings.backend;  // backend and device are fixed while running
-    const int device = rt.settings.cuda_device_id;
-    rt.settings = current_settings(self);
-    rt.settings.backend = chosen;
-    rt.settings.cuda_device_id = device;
-    if (!build_extractor(self))
-      return GST_FLOW_ERROR;
-  }
-
-  gpusift::PixelFormat format;
-  if (!pixel_format_of(GST_VIDEO_INFO_FORMAT(&rt.info), &format)) {
-    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Unsupported video format"), (nullptr));
-    return GST_FLOW_NOT_NEGOTIATED;
-  }
-  const std::string layout_problem = gpusift::gst::buffer_layout_problem(buffer, rt.info);
-  if (!layout_problem.empty()) {
-    GST_ELEMENT_ERROR(self, STREAM, FORMAT,
-                      ("The buffer does not hold the frame its caps describe"),
-                      ("%s", layout_problem.c_str()));
-    return GST_FLOW_ERROR;
-  }
-  const bool on_device = can_read_on_device(self, buffer);
-  GstMapFlags flags = GST_MAP_READ;
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  if (on_device)
-    flags = static_cast<GstMapFlags>(flags | GST_MAP_CUDA);
-#endif
-  GstVideoFrame frame;
-  if (!gst_video_frame_map(&frame, &rt.info, buffer, flags)) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot map the video frame"),
-                      ("a plane's offset outside the buffer of %" G_GSIZE_FORMAT
-                       " bytes, or memory that cannot be mapped for reading",
-                       gst_buffer_get_size(buffer)));
-    return GST_FLOW_ERROR;
-  }
-  const gint stride = luma_stride(buffer, &frame, on_device);
-  const std::string rows_problem = gpusift::gst::plane_rows_problem(
-      frame, 0, stride,
-      static_cast<size_t>(GST_VIDEO_FRAME_WIDTH(&frame)) * gpusift::bytes_per_pixel(format),
-      GST_VIDEO_FRAME_HEIGHT(&frame));
-  if (!rows_problem.empty()) {
-    gst_video_frame_unmap(&frame);
-    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("The frame's rows leave its buffer"),
-                      ("%s", rows_problem.c_str()));
-    return GST_FLOW_ERROR;
-  }
-  const gpusift::FrameView view{
-      GST_VIDEO_FRAME_PLANE_DATA(&frame, 0),
-      static_cast<size_t>(stride),
-      GST_VIDEO_FRAME_WIDTH(&frame),
-      GST_VIDEO_FRAME_HEIGHT(&frame),
-      format,
-      on_device ? gpusift::MemoryKind::kDevice : gpusift::MemoryKind::kHost};
-  const gint64 start_us = g_get_monotonic_time();
-  try {
-    ContextScope scope(self);
-    rt.extractor->extract(view, &rt.features);
-  } catch (const gpusift::Error& error) {
-    gst_video_frame_unmap(&frame);
-    post_library_error(self, error);
-    return GST_FLOW_ERROR;
-  }
-  const gint64 elapsed_us = g_get_monotonic_time() - start_us;
-  gst_video_frame_unmap(&frame);
-
-  attach_meta(self, buffer);
-  attach_device_descriptors(self, buffer);
-  warn_overflow_once(self);
-  GST_LOG_OBJECT(self, "%zu keypoints in %" G_GINT64_FORMAT " us", rt.features.keypoints.size(),
-                 elapsed_us);
-  GST_OBJECT_LOCK(self);
-  const bool post = self->settings->post_messages;
-  GST_OBJECT_UNLOCK(self);
-  if (post)
-    post_frame_message(self, buffer, elapsed_us);
-  return GST_FLOW_OK;
+  if (trans->queued_buf)
+    settle_frames_in_flight(self, true);
+  if (rt.frames_in_flight < 2 && rt.submitted.empty())
+    return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
+        ->generate_output(trans, outbuf);
+  *outbuf = nullptr;
+  GstBuffer* input = std::exchange(trans->queued_buf, nullptr);
+  if (!input)
+    return GST_FLOW_OK;
+  return submit_then_collect(self, input, outbuf);
 }
 
 static void gst_gpusift_filter_set_context(GstElement* element, GstContext* context) {
@@ -551,7 +696,22 @@ static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirectio
     gpusift::gst::answer_feature_settings_query(query, config);
     return TRUE;
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
+  // Upstream draining its buffers (a drain query, or an allocation query before a new pool) gets
+  // back the ones in flight, which leave first as they would before an event.
+  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED(query) &&
+      !self->runtime->submitted.empty()) {
+    const GstFlowReturn ret = push_frames_in_flight(self);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT(self, "the frames in flight before %s: %s", GST_QUERY_TYPE_NAME(query),
+                       gst_flow_get_name(ret));
+  }
+  const gboolean answered =
+      GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
+  // With two frames in flight a frame leaves one frame later: that much more latency.
+  if (answered && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC &&
+      self->runtime->frames_in_flight > 1 && !gpusift::gst::add_frame_of_latency(trans, query))
+    GST_DEBUG_OBJECT(self, "frame rate unknown: no latency added for the frame in flight");
+  return answered;
 }
 
 static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* event) {
@@ -623,7 +783,10 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
   trans_class->start = GST_DEBUG_FUNCPTR(gst_gpusift_filter_start);
   trans_class->stop = GST_DEBUG_FUNCPTR(gst_gpusift_filter_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_sink_event);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_gpusift_filter_transform_ip);
+  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_gpusift_filter_submit_input_buffer);
+  trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_gpusift_filter_generate_output);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_gpusift_filter_query);
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_gpusift_filter_propose_allocation);
   trans_class->src_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_src_event);

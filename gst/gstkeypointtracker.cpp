@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "cuda_context_scope.h"
+#include "frame_latency.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/matcher.h"
@@ -422,23 +423,14 @@ void drop_held_frame(GstKeypointTracker* self) {
   rt.incoming = nullptr;
 }
 
-// Upstream's liveness by the latency query; a query nobody answers counts as not live.
-bool upstream_is_live(GstKeypointTracker* self) {
-  GstQuery* query = gst_query_new_latency();
-  gboolean live = FALSE;
-  if (gst_pad_peer_query(GST_BASE_TRANSFORM_SINK_PAD(self), query))
-    gst_query_parse_latency(query, &live, nullptr, nullptr);
-  gst_query_unref(query);
-  return live;
-}
-
 // Settled at the stream's first buffer (auto needs upstream's liveness) and kept until stop.
 bool frames_overlap(GstKeypointTracker* self) {
   Runtime& rt = *self->runtime;
   if (rt.frames_in_flight == 0) {
     const int setting = rt.settings.max_frames_in_flight;
     rt.frames_in_flight = gpusift::gst::frames_in_flight_for(
-        setting, rt.settings.backend, setting == 0 && upstream_is_live(self));
+        setting, rt.settings.backend,
+        setting == 0 && gpusift::gst::upstream_is_live(GST_BASE_TRANSFORM(self)));
     GST_INFO_OBJECT(self, "%d frame(s) in flight", rt.frames_in_flight.load());
     if (rt.frames_in_flight > 1)
       rt.worker = std::make_unique<gpusift::gst::TrackerWorker>();
@@ -602,24 +594,6 @@ static void gst_keypoint_tracker_set_context(GstElement* element, GstContext* co
   GST_ELEMENT_CLASS(gst_keypoint_tracker_parent_class)->set_context(element, context);
 }
 
-// With two frames in flight a frame leaves one frame later: that much more latency.
-static void add_frame_of_latency(GstKeypointTracker* self, GstQuery* query) {
-  GstCaps* caps = gst_pad_get_current_caps(GST_BASE_TRANSFORM_SINK_PAD(self));
-  GstVideoInfo info;
-  const bool known = caps && gst_video_info_from_caps(&info, caps) && info.fps_n > 0;
-  if (caps)
-    gst_caps_unref(caps);
-  if (!known) {
-    GST_DEBUG_OBJECT(self, "frame rate unknown: no latency added for the frame in flight");
-    return;
-  }
-  const GstClockTime frame = gst_util_uint64_scale_int(GST_SECOND, info.fps_d, info.fps_n);
-  gboolean live = FALSE;
-  GstClockTime min = 0, max = GST_CLOCK_TIME_NONE;
-  gst_query_parse_latency(query, &live, &min, &max);
-  gst_query_set_latency(query, live, min + frame, GST_CLOCK_TIME_IS_VALID(max) ? max + frame : max);
-}
-
 static gboolean gst_keypoint_tracker_query(GstBaseTransform* trans, GstPadDirection direction,
                                            GstQuery* query) {
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
@@ -630,9 +604,10 @@ static gboolean gst_keypoint_tracker_query(GstBaseTransform* trans, GstPadDirect
 #endif
   const gboolean answered =
       GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->query(trans, direction, query);
+  // With two frames in flight a frame leaves one frame later: that much more latency.
   if (answered && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC &&
-      self->runtime->frames_in_flight > 1)
-    add_frame_of_latency(self, query);
+      self->runtime->frames_in_flight > 1 && !gpusift::gst::add_frame_of_latency(trans, query))
+    GST_DEBUG_OBJECT(self, "frame rate unknown: no latency added for the frame in flight");
   return answered;
 }
 

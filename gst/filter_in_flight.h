@@ -1,0 +1,46 @@
+/* gpusiftfilter's frames between the extractor's submit() and collect(), oldest first. Each buffer
+ * stays mapped until its frame's results are in, because the extractor may read its pixels until
+ * then. */
+#pragma once
+
+#include <gst/video/video.h>
+
+#include <cstddef>
+#include <deque>
+
+#include "gpusift/frame.h"
+
+namespace gpusift::gst {
+
+class FramesInFlight {
+ public:
+  FramesInFlight() = default;
+  ~FramesInFlight() { drop_all(); }
+  FramesInFlight(const FramesInFlight&) = delete;
+  FramesInFlight& operator=(const FramesInFlight&) = delete;
+
+  bool empty() const { return frames_.empty(); }
+  size_t size() const { return frames_.size(); }
+
+  // Takes `buffer` (the buffer that leaves with the results) and `mapping` of it, which `view`
+  // reads; submit_us: the time the submit took.
+  void hold(GstBuffer* buffer, const GstVideoFrame& mapping, const FrameView& view,
+            gint64 submit_us);
+  // Of the oldest frame: its pixels, still mapped.
+  const FrameView& oldest_view() const { return frames_.front().view; }
+  // The oldest frame's buffer, unmapped (so writable again unless shared), for the caller.
+  GstBuffer* release_oldest(gint64* submit_us);
+  // Unmaps and releases them all: only once the extractor no longer reads them.
+  void drop_all();
+
+ private:
+  struct Frame {
+    GstBuffer* buffer;
+    GstVideoFrame mapping;
+    FrameView view;
+    gint64 submit_us;
+  };
+  std::deque<Frame> frames_;
+};
+
+}  // namespace gpusift::gst
