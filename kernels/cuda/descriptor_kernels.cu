@@ -2,29 +2,132 @@
 
 #include "cuda_check.h"
 #include "feature_kernels.h"
-#include "fixed_point.h"
 #include "gpusift/sift_descriptor.h"
+#include "split_fixed_point.h"
 
 namespace gpusift::cuda {
 
 namespace {
 
 constexpr int kThreadsPerKeypoint = 128;
+constexpr int kWarpsPerKeypoint = kThreadsPerKeypoint / 32;
 static_assert(kThreadsPerKeypoint == kDescriptorLength, "one thread per descriptor value");
 
-// Blocks take keypoints in turn; a block's threads share the window's samples and add their
-// trilinear contributions to a fixed-point histogram in shared memory.
-__global__ void __launch_bounds__(kThreadsPerKeypoint)
+// The block's histogram is kept in kHistogramCopies copies, lanes 8c..8c+7 of every warp adding
+// to copy c; and lane l adds its sample's 8 slots in the order k ^ (l & 7). So at each of the 8
+// atomic steps the 32 lanes of a warp address 32 different words even when they all fall into one
+// cell and orientation bin (neighbouring pixels usually do), and since a copy is 360 = 8 (mod 32)
+// words long, those 32 words then lie in 32 different banks.
+constexpr int kHistogramCopies = 4;
+constexpr int kLanesPerCopy = 32 / kHistogramCopies;
+static_assert(kLanesPerCopy == 8, "one lane of a copy's group per contribution slot");
+
+// Narrows [*lo, *hi] to the j where |a * j + b| < h can hold, widened by `margin` so that
+// rounding never drops a sample; descriptor_sample makes the exact test. `reach` bounds |j|.
+__device__ __forceinline__ void narrow_span(float a, float b, float h, float reach, float margin,
+                                            float* lo, float* hi) {
+  if (fabsf(a) * reach <= 1.f) {
+    // |a * j| <= 1 over the window: only b decides.
+    if (fabsf(b) >= h + 1.5f) {
+      *lo = 1.f;
+      *hi = -1.f;
+    }
+    return;
+  }
+  const float x0 = (-h - b) / a, x1 = (h - b) / a;
+  *lo = fmaxf(*lo, fminf(x0, x1) - margin);
+  *hi = fminf(*hi, fmaxf(x0, x1) + margin);
+}
+
+// The columns j in [j_min, j_max] of row i whose samples can fall into the descriptor's rotated
+// square (|c_rot| and |r_rot| below d / 2 + 1 / 2 cells): about half of the (2r+1)^2 window.
+__device__ __forceinline__ void descriptor_row_span(const DescriptorWindow& w, int i, int j_min,
+                                                    int j_max, int* first, int* last) {
+  const float h = kDescriptorWidth * 0.5f + 0.5f;
+  const float reach = static_cast<float>(w.radius) + 1.f;
+  const float margin = 1.f + 1e-6f * reach * reach;
+  float lo = -reach, hi = reach;
+  narrow_span(w.cos_t, -static_cast<float>(i) * w.sin_t, h, reach, margin, &lo, &hi);  // c_rot
+  narrow_span(w.sin_t, static_cast<float>(i) * w.cos_t, h, reach, margin, &lo, &hi);   // r_rot
+  if (!(lo <= hi)) {
+    *first = 1;
+    *last = 0;
+    return;
+  }
+  *first = max(j_min, static_cast<int>(floorf(lo)));
+  *last = min(j_max, static_cast<int>(ceilf(hi)));
+}
+
+// A lane's order of a sample's 8 contribution slots: slot k ^ flip at step k, in histogram copy
+// `copy`. The word offset of that slot from the contribution's base is
+// descriptor_slot_offset(flip) plus, per set bit of k, that bit's offset, negated where flip has
+// the bit.
+struct SlotOrder {
+  int flip;
+  int first;    // copy * kDescriptorHistLength + descriptor_slot_offset(flip)
+  int step[3];  // +-descriptor_slot_offset(1 << b)
+
+  __device__ __forceinline__ SlotOrder(int flip_bits, int copy) : flip(flip_bits) {
+    first = copy * kDescriptorHistLength + descriptor_slot_offset(flip);
+#pragma unroll
+    for (int b = 0; b < 3; ++b)
+      step[b] =
+          (flip & (1 << b)) ? -descriptor_slot_offset(1 << b) : descriptor_slot_offset(1 << b);
+  }
+  __device__ __forceinline__ int offset(int k) const {
+    return first + ((k & 1) ? step[0] : 0) + ((k & 2) ? step[1] : 0) + ((k & 4) ? step[2] : 0);
+  }
+};
+
+// Adds one sample's 8 weights to the lane's histogram copy in the lane's slot order.
+__device__ __forceinline__ void add_contribution(const DescriptorContribution& c,
+                                                 const SlotOrder& order, unsigned* low,
+                                                 unsigned* high) {
+  // w[k] = c.w[k ^ flip], by conditional swaps per bit of flip (registers, no local memory).
+  float w[8];
+#pragma unroll
+  for (int k = 0; k < 8; ++k)
+    w[k] = c.w[k];
+#pragma unroll
+  for (int bit = 1; bit < 8; bit <<= 1) {
+    const bool swap = (order.flip & bit) != 0;
+    float v[8];
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      v[k] = swap ? w[k ^ bit] : w[k];
+#pragma unroll
+    for (int k = 0; k < 8; ++k)
+      w[k] = v[k];
+  }
+#pragma unroll
+  for (int k = 0; k < 8; ++k) {
+    const int word = c.base + order.offset(k);
+    add_split_fixed_point(&low[word], &high[word], to_fixed_point(w[k]));
+  }
+}
+
+// Blocks take keypoints in turn. A block's warps take the window's rows in turn, the lanes of a
+// warp neighbouring columns of the row (coalesced loads), only the columns that can fall into the
+// descriptor; each sample's trilinear contributions go to a fixed-point histogram in shared
+// memory, whose integer sums are the same whichever thread adds what and in which order.
+__global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     descriptor_kernel(OctaveTable octaves, const Keypoint* keypoints, const int* count,
                       int capacity, int first_octave, DescriptorFormat format, void* descriptors) {
-  __shared__ unsigned long long sums[kDescriptorHistLength];
+  __shared__ unsigned low[kHistogramCopies * kDescriptorHistLength];
+  __shared__ unsigned high[kHistogramCopies * kDescriptorHistLength];
   __shared__ float hist[kDescriptorHistLength];
   __shared__ float unit[kDescriptorLength];
-  const int t = threadIdx.x;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+
+  // Lanes 8c..8c+7 add to histogram copy c, lane l in slot order l % 8.
+  const SlotOrder order(lane % kLanesPerCopy, lane / kLanesPerCopy);
+
   const int n = min(*count, capacity);
   for (int row = blockIdx.x; row < n; row += gridDim.x) {
-    for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint)
-      sums[b] = 0;
+    for (int b = t; b < kHistogramCopies * kDescriptorHistLength; b += kThreadsPerKeypoint) {
+      low[b] = 0;
+      high[b] = 0;
+    }
     __syncthreads();
 
     const Keypoint k = keypoints[row];
@@ -33,18 +136,27 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint)
     const DescriptorWindow window =
         descriptor_window(k.x * packed.scale, k.y * packed.scale, k.angle,
                           k.size * packed.scale * 0.5f, level.width, level.height);
-    const int side = 2 * window.radius + 1;
-    const int total = side * side;
-    for (int s = t; s < total; s += kThreadsPerKeypoint) {
-      DescriptorContribution c;
-      if (!descriptor_sample(level, window, s / side - window.radius, s % side - window.radius, &c))
-        continue;
-      for (int slot = 0; slot < 8; ++slot)
-        add_fixed_point(&sums[c.base + descriptor_slot_offset(slot)], c.w[slot]);
+    // Rows and columns with a gradient (descriptor_sample rejects the image's border).
+    const int r = window.radius;
+    const int i_min = max(-r, 1 - window.row), i_max = min(r, level.height - 2 - window.row);
+    const int j_min = max(-r, 1 - window.col), j_max = min(r, level.width - 2 - window.col);
+    for (int i = i_min + warp; i <= i_max; i += kWarpsPerKeypoint) {
+      int first, last;
+      descriptor_row_span(window, i, j_min, j_max, &first, &last);
+      for (int j = first + lane; j <= last; j += 32) {
+        DescriptorContribution c;
+        if (descriptor_sample(level, window, i, j, &c))
+          add_contribution(c, order, low, high);
+      }
     }
     __syncthreads();
-    for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint)
-      hist[b] = from_fixed_point(sums[b]);
+    for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint) {
+      unsigned long long sum = 0;
+      for (int copy = 0; copy < kHistogramCopies; ++copy)
+        sum += split_fixed_point_sum(low[copy * kDescriptorHistLength + b],
+                                     high[copy * kDescriptorHistLength + b]);
+      hist[b] = from_fixed_point(sum);
+    }
     __syncthreads();
     if (t == 0) {
       fold_descriptor_histogram(hist, unit);

@@ -1,7 +1,7 @@
 #include "cuda_check.h"
 #include "feature_kernels.h"
-#include "fixed_point.h"
 #include "gpusift/sift_orientation.h"
+#include "split_fixed_point.h"
 
 namespace gpusift::cuda {
 
@@ -9,45 +9,84 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 
-// Warps take candidates in turn; a warp's lanes share the window's samples and add them to a
-// fixed-point histogram in shared memory.
-__global__ void orientation_kernel(OctaveTable octaves, const Candidate* candidates,
-                                   const uint64_t* sorted_keys, const uint32_t* sorted_indices,
-                                   const int* count, int capacity, int first_octave, int* counts,
-                                   float* angles) {
-  __shared__ unsigned long long sums[kWarpsPerBlock][kOrientationBins];
+// Warps take candidates in turn; every lane of a warp adds its samples to a histogram of its own
+// in shared memory (64-bit fixed point, plain adds: no atomics, no lanes waiting on one bin), and
+// the lanes' histograms are summed at the end. Integer sums are the same whichever lane adds what
+// and in which order.
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    orientation_kernel(OctaveTable octaves, const Candidate* candidates,
+                       const uint64_t* sorted_keys, const uint32_t* sorted_indices,
+                       const int* count, int capacity, int first_octave, int* counts,
+                       float* angles) {
+  // sums[warp][bin * 32 + lane]: a lane's bins are 256 bytes apart, so the lanes' 64-bit
+  // accesses never share a bank pair whatever bins they hit.
+  __shared__ unsigned long long sums[kWarpsPerBlock][kOrientationBins * 32];
+  __shared__ float raw[kWarpsPerBlock][kOrientationBins];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned long long* const own = sums[warp];
   const int n = min(*count, capacity);
   for (int i = blockIdx.x * kWarpsPerBlock + warp; i < n; i += gridDim.x * kWarpsPerBlock) {
     if (i > 0 && sorted_keys[i] == sorted_keys[i - 1])
       continue;
     const Candidate c = candidates[sorted_indices[i]];
-    for (int b = lane; b < kOrientationBins; b += 32)
-      sums[warp][b] = 0;
     __syncwarp();
+    for (int b = 0; b < kOrientationBins; ++b)
+      own[b * 32 + lane] = 0;
 
     const float scale_in_octave = c.keypoint.size * 0.5f / ldexpf(1.f, c.octave + first_octave);
     const OrientationWindow window = orientation_window(c.row, c.col, scale_in_octave);
     const FloatImageView level = octaves.gaussian[c.octave].layer(c.layer);
-    const int side = 2 * window.radius + 1;
-    const int total = side * side;
-    for (int s = lane; s < total; s += 32) {
-      int bin;
-      float value;
-      if (orientation_sample(level, window, s / side - window.radius, s % side - window.radius,
-                             &bin, &value))
-        add_fixed_point(&sums[warp][bin], value);
+    // The part of the window with a gradient (orientation_sample rejects the image's border),
+    // taken in row-major order by the lanes: lane l the samples l, l + 32, ..., two at a time so
+    // that their loads overlap.
+    const int r = window.radius;
+    const int y0 = max(-r, 1 - window.row), y1 = min(r, level.height - 2 - window.row);
+    const int x0 = max(-r, 1 - window.col), x1 = min(r, level.width - 2 - window.col);
+    const int rows = y1 - y0 + 1, cols = x1 - x0 + 1;
+    if (rows > 0 && cols > 0) {
+      const int down32 = 32 / cols, right32 = 32 % cols;
+      const int down64 = 64 / cols, right64 = 64 % cols;
+      int y = lane / cols, x = lane % cols;  // sample lane + 64 m
+      while (y < rows) {
+        int y2 = y + down32, x2 = x + right32;  // sample lane + 64 m + 32
+        if (x2 >= cols) {
+          x2 -= cols;
+          ++y2;
+        }
+        int bin, bin2;
+        float value, value2;
+        const bool ok = orientation_sample(level, window, y0 + y, x0 + x, &bin, &value);
+        const bool ok2 =
+            y2 < rows && orientation_sample(level, window, y0 + y2, x0 + x2, &bin2, &value2);
+        if (ok)
+          own[bin * 32 + lane] += to_fixed_point(value);
+        if (ok2)
+          own[bin2 * 32 + lane] += to_fixed_point(value2);
+        y += down64;
+        x += right64;
+        if (x >= cols) {
+          x -= cols;
+          ++y;
+        }
+      }
+    }
+    __syncwarp();
+    // Lane b sums bin b over the lanes, starting at a different lane each so that the 32 loads of
+    // a step fall into different banks.
+    for (int b = lane; b < kOrientationBins; b += 32) {
+      unsigned long long sum = 0;
+#pragma unroll 8
+      for (int l = 0; l < 32; ++l)
+        sum += own[b * 32 + ((l + b) & 31)];
+      raw[warp][b] = from_fixed_point(sum);
     }
     __syncwarp();
     if (lane == 0) {
-      float raw[kOrientationBins], smoothed[kOrientationBins];
-      for (int b = 0; b < kOrientationBins; ++b)
-        raw[b] = from_fixed_point(sums[warp][b]);
-      const float maximum = smooth_orientation_histogram(raw, smoothed);
+      float smoothed[kOrientationBins];
+      const float maximum = smooth_orientation_histogram(raw[warp], smoothed);
       counts[i] = orientation_peaks(smoothed, maximum,
                                     angles + static_cast<size_t>(i) * kMaxOrientationPeaks);
     }
-    __syncwarp();
   }
 }
 
