@@ -34,19 +34,29 @@ ScopedCudaDevice::~ScopedCudaDevice() {
     cudaSetDevice(previous_);
 }
 
-OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : OwnedCudaStream() {}
-
-OwnedCudaStream::OwnedCudaStream(Ordering ordering) : stream_(nullptr) {
+OwnedCudaStream::OwnedCudaStream() : stream_(nullptr), legacy_mark_(nullptr) {
   cudaStream_t stream = nullptr;
-  const unsigned flags =
-      ordering == Ordering::kIndependent ? cudaStreamNonBlocking : cudaStreamDefault;
-  cuda::check(cudaStreamCreateWithFlags(&stream, flags), "cudaStreamCreate");
+  cuda::check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cudaEvent_t mark = nullptr;
+  const cudaError_t status = cudaEventCreateWithFlags(&mark, cudaEventDisableTiming);
+  if (status != cudaSuccess)
+    cudaStreamDestroy(stream);
+  cuda::check(status, "cudaEventCreate");
   stream_ = stream;
+  legacy_mark_ = mark;
 }
 
+OwnedCudaStream::OwnedCudaStream(const ScopedCudaDevice&) : OwnedCudaStream() {}
+
 OwnedCudaStream::~OwnedCudaStream() {
-  if (stream_)
-    cudaStreamDestroy(stream_);
+  cudaEventDestroy(legacy_mark_);
+  cudaStreamDestroy(stream_);
+}
+
+void OwnedCudaStream::wait_for_legacy_default_stream() {
+  // The wait takes the event's state at this call, so one event serves every frame.
+  cuda::check(cudaEventRecord(legacy_mark_, cudaStreamLegacy), "cudaEventRecord");
+  cuda::check(cudaStreamWaitEvent(stream_, legacy_mark_, 0), "cudaStreamWaitEvent");
 }
 
 }  // namespace gpusift

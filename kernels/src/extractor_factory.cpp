@@ -34,9 +34,11 @@ class CpuExtractor final : public Extractor {
 };
 
 #ifdef GPUSIFT_HAVE_CUDA
-// On the context current at construction; the caller keeps it current while using this. Its
-// stream is ordered after the legacy default stream, so that device frames written there by
-// GStreamer's CUDA elements are complete before they are read. Impl: Cuda{Sift,Surf}Extractor.
+// On the context current at construction; the caller keeps it current while using this. Each
+// frame on its own non-blocking stream waits for an event on the legacy default stream, so that
+// device frames written there by GStreamer's CUDA elements are complete before they are read and
+// the caller's copies of the last results enqueued there are done before they are overwritten,
+// while instances never serialise on that stream. Impl: Cuda{Sift,Surf}Extractor.
 template <typename Impl>
 class CurrentContextCudaExtractor : public Extractor {
  public:
@@ -44,6 +46,7 @@ class CurrentContextCudaExtractor : public Extractor {
   explicit CurrentContextCudaExtractor(const Params& params) : impl_(params) {}
   Backend backend() const override { return Backend::kCuda; }
   void extract(const FrameView& frame, Features* out) override {
+    stream_.wait_for_legacy_default_stream();
     impl_.extract(frame, stream_.get(), out);
   }
   bool device_features(DeviceFeatures* out) const override {
@@ -53,10 +56,10 @@ class CurrentContextCudaExtractor : public Extractor {
 
  protected:
   Impl& impl() { return impl_; }
-  CudaStream stream() const { return stream_.get(); }
+  OwnedCudaStream& stream() { return stream_; }
 
  private:
-  OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
+  OwnedCudaStream stream_;
   Impl impl_;
 };
 
@@ -69,7 +72,13 @@ class PipelinedCudaSiftExtractor final : public CurrentContextCudaExtractor<Cuda
     if (in_flight_ > 0 && in_flight_ >= max_in_flight())
       throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
     in_flight_ = 0;
-    impl().begin(frame, stream());
+    try {
+      stream().wait_for_legacy_default_stream();
+    } catch (...) {
+      impl().cancel();
+      throw;
+    }
+    impl().begin(frame, stream().get());
     in_flight_ = impl().in_flight();
   }
   void collect(Features* out) override {

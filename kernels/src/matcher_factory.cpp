@@ -44,26 +44,30 @@ class CpuMatcherAdapter final : public Matcher {
 };
 
 #ifdef GPUSIFT_HAVE_CUDA
-// On the context current at construction; the caller keeps it current while using this. Its
-// stream is ordered after the legacy default stream, where GStreamer's CUDA elements write.
+// On the context current at construction; the caller keeps it current while using this. Each
+// call's work on its own non-blocking stream waits for an event on the legacy default stream,
+// where GStreamer's CUDA elements and gpusiftfilter's descriptor copies write.
 class CurrentContextCudaMatcher : public Matcher {
  public:
   Backend backend() const override { return Backend::kCuda; }
   void match(const DescriptorSetView& query, const DescriptorSetView& train,
              const MatchParams& params, std::vector<Match>* out) override {
+    stream_.wait_for_legacy_default_stream();
     impl_.match(query, train, params, stream_.get(), out);
   }
   MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
                                  const RansacParams& params) override {
+    stream_.wait_for_legacy_default_stream();
     return impl_.estimate_motion(pairs, params, stream_.get());
   }
   void begin_match_and_fit(const MatchAndFitRequest& request) override {
+    stream_.wait_for_legacy_default_stream();
     impl_.begin_match_and_fit(request, stream_.get());
   }
   void finish_match_and_fit(MatchAndFitResult* out) override { impl_.finish_match_and_fit(out); }
 
  private:
-  OwnedCudaStream stream_{OwnedCudaStream::Ordering::kAfterLegacyDefaultStream};
+  OwnedCudaStream stream_;
   CudaMatcher impl_;
 };
 

@@ -24,7 +24,7 @@ mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -
   -executable -name 'test_*')
 # Nothing here may link OpenCV's imgcodecs: its dependency tree is too large to carry.
 binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-bench-match" "$build/tools/gpusift-demo"
-  "$build/tools/gpusift-soak")
+  "$build/tools/gpusift-soak" "$build/tools/gpusift-bench-streams")
 cp "${binaries[@]}" .gpu/bin/
 cp "$build"/gst/libgstgpusift.so .gpu/plugins/
 BUNDLE_PLUGINS="x264 coretracers" bash ../shared/gpu/bundle-runtime.sh .gpu/runtime "${binaries[@]}" "$build"/gst/libgstgpusift.so \

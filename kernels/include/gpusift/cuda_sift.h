@@ -18,6 +18,7 @@
 #include "gpusift/sift_params.h"
 
 struct CUstream_st;
+struct CUevent_st;
 
 namespace gpusift {
 
@@ -85,21 +86,26 @@ class ScopedCudaDevice {
   int previous_;
 };
 
-// A non-blocking stream owned by the caller's code, on the current device or context.
+// A non-blocking stream owned by the caller's code, on the current device or context. It never
+// waits for the legacy default stream by itself, so that instances never serialise on it.
 class OwnedCudaStream {
  public:
-  // kAfterLegacyDefaultStream waits for work on the legacy default stream, where GStreamer 1.22's
-  // CUDA elements (cudaupload, nvh264dec) write the frames they pass on.
-  enum class Ordering { kIndependent, kAfterLegacyDefaultStream };
-  explicit OwnedCudaStream(Ordering ordering = Ordering::kIndependent);
+  OwnedCudaStream();
   explicit OwnedCudaStream(const ScopedCudaDevice& device);
   ~OwnedCudaStream();
   OwnedCudaStream(const OwnedCudaStream&) = delete;
   OwnedCudaStream& operator=(const OwnedCudaStream&) = delete;
   CudaStream get() const { return stream_; }
 
+  // Orders the work enqueued on this stream from now on after the work enqueued so far on the
+  // legacy default stream, where GStreamer 1.22's CUDA elements (cudaupload, nvh264dec) write
+  // the frames they pass on: an event recorded there that this stream waits for, which blocks
+  // neither stream. Throws gpusift::Error (kDeviceFailure).
+  void wait_for_legacy_default_stream();
+
  private:
   CudaStream stream_;
+  CUevent_st* legacy_mark_;
 };
 
 }  // namespace gpusift
