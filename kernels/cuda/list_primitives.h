@@ -44,7 +44,7 @@ void keep_strongest(const Scratch& scratch, const StrongestWork& work, const Key
 // keep_strongest for a count on the device: the keypoints in[0..min(*count, capacity)), the work
 // lists of `capacity` items, the number kept (min(count, limit)) to work.kept_count.
 void keep_strongest_counted_on_device(const Scratch& scratch, const StrongestWork& work,
-                                      const Keypoint* in, const int* count, int capacity,
-                                      int limit, Keypoint* out, cudaStream_t stream);
+                                      const Keypoint* in, const int* count, int capacity, int limit,
+                                      Keypoint* out, cudaStream_t stream);
 
 }  // namespace gpusift::cuda
