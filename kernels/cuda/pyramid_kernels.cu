@@ -1,4 +1,5 @@
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "cuda_check.h"
@@ -96,6 +97,122 @@ __global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTa
   }
 }
 
+// The same two passes for the radii of the usual sigmas, with the radius known at compile time so
+// that each thread keeps a window of its inputs in registers and makes several outputs from it:
+// the wide kernels above read 2r + 1 values from shared memory per output, which bounds them.
+// Same sums, in the same order, with the roundings spelled out: unrolled, the compiler could fuse
+// the centre's product instead of the loop-carried sum's, as the loops above do.
+constexpr int kRegisterRadiusMax = 16;
+constexpr int kRowOutputsPerThread = 4;
+constexpr int kRowThreadsX = 32;
+constexpr int kRowLines = 8;
+constexpr int kRowTileWidth = kRowOutputsPerThread * kRowThreadsX;
+constexpr int kWindowColumnOutputs = 8;
+constexpr int kWindowColumnThreadsX = 32;
+constexpr int kWindowColumnThreadsY = 8;
+constexpr int kWindowColumnTileHeight = kWindowColumnOutputs * kWindowColumnThreadsY;
+
+template <int R>
+__global__ void __launch_bounds__(kRowThreadsX* kRowLines)
+    blur_rows_window_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps) {
+  constexpr int kWindowVectors = (kRowOutputsPerThread + 2 * R + 3) / 4;
+  constexpr int kLine = (kRowThreadsX - 1) * kRowOutputsPerThread + 4 * kWindowVectors;
+  __shared__ __align__(16) float lines[kRowLines][kLine];
+  const int y = blockIdx.y * kRowLines + threadIdx.y;
+  if (y >= src.height)
+    return;
+  const int x0 = blockIdx.x * kRowTileWidth;
+  const float* in = row_of(src, y);
+  float* line = lines[threadIdx.y];
+  for (int i = threadIdx.x; i < kLine; i += kRowThreadsX)
+    line[i] = in[reflect101(x0 + i - R, src.width)];
+  __syncwarp();  // a line is one warp's
+  const int first = threadIdx.x * kRowOutputsPerThread;
+  float w[4 * kWindowVectors];
+#pragma unroll
+  for (int v = 0; v < kWindowVectors; ++v) {
+    const float4 q = reinterpret_cast<const float4*>(line + first)[v];
+    w[4 * v] = q.x;
+    w[4 * v + 1] = q.y;
+    w[4 * v + 2] = q.z;
+    w[4 * v + 3] = q.w;
+  }
+  float* out = row_of(dst, y);
+#pragma unroll
+  for (int o = 0; o < kRowOutputsPerThread; ++o) {
+    const int x = x0 + first + o;
+    float acc = __fmul_rn(taps.taps[0], w[o + R]);
+#pragma unroll
+    for (int k = 1; k <= R; ++k)
+      acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
+    if (x < src.width)
+      out[x] = acc;
+  }
+}
+
+template <int R>
+__global__ void __launch_bounds__(kWindowColumnThreadsX* kWindowColumnThreadsY)
+    blur_columns_window_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps,
+                               DeviceImage previous, DeviceImage dog) {
+  constexpr int kSpan = kWindowColumnTileHeight + 2 * R;
+  __shared__ float tile[kSpan][kWindowColumnThreadsX];
+  const int x = blockIdx.x * kWindowColumnThreadsX + threadIdx.x;
+  const int y0 = blockIdx.y * kWindowColumnTileHeight;
+  if (x < src.width) {
+    for (int i = threadIdx.y; i < kSpan; i += kWindowColumnThreadsY)
+      tile[i][threadIdx.x] = row_of(src, reflect101(y0 + i - R, src.height))[x];
+  }
+  __syncthreads();
+  if (x >= src.width)
+    return;
+  const int first = threadIdx.y * kWindowColumnOutputs;
+  float w[kWindowColumnOutputs + 2 * R];
+#pragma unroll
+  for (int j = 0; j < kWindowColumnOutputs + 2 * R; ++j)
+    w[j] = tile[first + j][threadIdx.x];
+#pragma unroll
+  for (int o = 0; o < kWindowColumnOutputs; ++o) {
+    const int y = y0 + first + o;
+    if (y >= src.height)
+      return;
+    float acc = __fmul_rn(taps.taps[0], w[o + R]);
+#pragma unroll
+    for (int k = 1; k <= R; ++k)
+      acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
+    row_of(dst, y)[x] = acc;
+    if (dog.data)
+      row_of(dog, y)[x] = acc - row_of(previous, y)[x];
+  }
+}
+
+template <int R>
+void blur_with_windows(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
+                       const GaussianTaps& taps, const DeviceImage& previous,
+                       const DeviceImage& dog, cudaStream_t stream) {
+  const dim3 row_block(kRowThreadsX, kRowLines);
+  const dim3 row_grid((src.width + kRowTileWidth - 1) / kRowTileWidth,
+                      (src.height + kRowLines - 1) / kRowLines);
+  blur_rows_window_kernel<R><<<row_grid, row_block, 0, stream>>>(src, scratch, taps);
+  check_launch("blur_rows_window_kernel");
+  const dim3 column_block(kWindowColumnThreadsX, kWindowColumnThreadsY);
+  const dim3 column_grid((src.width + kWindowColumnThreadsX - 1) / kWindowColumnThreadsX,
+                         (src.height + kWindowColumnTileHeight - 1) / kWindowColumnTileHeight);
+  blur_columns_window_kernel<R>
+      <<<column_grid, column_block, 0, stream>>>(scratch, dst, taps, previous, dog);
+  check_launch("blur_columns_window_kernel");
+}
+
+using WindowBlur = void (*)(const DeviceImage&, const DeviceImage&, const DeviceImage&,
+                            const GaussianTaps&, const DeviceImage&, const DeviceImage&,
+                            cudaStream_t);
+
+template <int... Radii>
+WindowBlur window_blur_for(int radius, std::integer_sequence<int, Radii...>) {
+  WindowBlur found = nullptr;
+  ((radius == Radii + 1 ? (found = &blur_with_windows<Radii + 1>, 0) : 0), ...);
+  return found;
+}
+
 dim3 pixel_grid(int width, int height, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
 }
@@ -134,6 +251,18 @@ void decimate_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t st
 
 void gaussian_blur(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
                    const GaussianTaps& taps, const DeviceImage* dog, cudaStream_t stream) {
+  if (const WindowBlur blur =
+          window_blur_for(taps.radius, std::make_integer_sequence<int, kRegisterRadiusMax>{})) {
+    const DeviceImage no_image{nullptr, 0, 0, 0};
+    blur(src, scratch, dst, taps, dog ? src : no_image, dog ? *dog : no_image, stream);
+    return;
+  }
+  gaussian_blur_any_radius(src, scratch, dst, taps, dog, stream);
+}
+
+void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,
+                              const DeviceImage& dst, const GaussianTaps& taps,
+                              const DeviceImage* dog, cudaStream_t stream) {
   const dim3 row_block(kRowTile, kRowsPerBlock);
   const dim3 row_grid((src.width + kRowTile - 1) / kRowTile,
                       (src.height + kRowsPerBlock - 1) / kRowsPerBlock);

@@ -32,5 +32,10 @@ void decimate_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t st
 // dst = blur(src) through `scratch` (same size); when `dog` is non-null also dog = dst - src.
 void gaussian_blur(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
                    const GaussianTaps& taps, const DeviceImage* dog, cudaStream_t stream);
+// The same by the kernels for any radius, which gaussian_blur takes only past the radii it has
+// register-window kernels for; for tests that the two agree bit for bit.
+void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,
+                              const DeviceImage& dst, const GaussianTaps& taps,
+                              const DeviceImage* dog, cudaStream_t stream);
 
 }  // namespace gpusift::cuda
