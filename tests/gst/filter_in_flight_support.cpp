@@ -24,7 +24,8 @@ GstHarness* filter_harness(const std::string& properties, const std::string& cap
   gst_object_unref(bus);
   GstHarness* h = gst_harness_new_with_element(filter, "sink", "src");
   gst_object_unref(filter);
-  gst_harness_set_src_caps_str(h, caps.c_str());
+  if (!caps.empty())
+    gst_harness_set_src_caps_str(h, caps.c_str());
   return h;
 }
 

@@ -12,8 +12,8 @@
 namespace gpusift::testing {
 
 // gpusiftfilter as the harness element, "name=value ..." set before the harness starts it
-// (backend and max-frames-in-flight are settled at start), with a bus of its own; `caps` is set
-// on the harness's source.
+// (backend and max-frames-in-flight are settled at start), with a bus of its own; `caps`, unless
+// empty, is set on the harness's source.
 GstHarness* filter_harness(const std::string& properties, const std::string& caps);
 // Drops the messages still queued on the bus (they hold the element) and tears down.
 void teardown_filter(GstHarness* h);

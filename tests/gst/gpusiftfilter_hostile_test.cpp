@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "filter_in_flight_support.h"
 #include "frame_factory.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cpu_surf.h"
@@ -46,42 +47,7 @@ Features library_sift(const cv::Mat& gray) {
 
 // The filter on the CPU backend as a harness element with a bus of its own.
 GstHarness* cpu_filter() {
-  GstElement* filter = gst_element_factory_make("gpusiftfilter", nullptr);
-  gst_util_set_object_arg(G_OBJECT(filter), "backend", "cpu");
-  GstHarness* h = gst_harness_new_with_element(filter, "sink", "src");
-  gst_object_unref(filter);
-  GstBus* bus = gst_bus_new();
-  gst_element_set_bus(h->element, bus);
-  gst_object_unref(bus);
-  return h;
-}
-
-void teardown(GstHarness* h) {
-  GstBus* bus = gst_element_get_bus(h->element);
-  if (bus) {
-    gst_bus_set_flushing(bus, TRUE);
-    gst_object_unref(bus);
-  }
-  gst_harness_teardown(h);
-}
-
-// The text and debug detail of the first error the harness's element posted; empty without one.
-std::string first_error(GstHarness* h) {
-  GstBus* bus = gst_element_get_bus(h->element);
-  std::string text;
-  if (GstMessage* m = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-    GError* error = nullptr;
-    gchar* debug = nullptr;
-    gst_message_parse_error(m, &error, &debug);
-    text = std::string(error->message) + " | " + (debug ? debug : "");
-    g_clear_error(&error);
-    g_free(debug);
-    gst_message_unref(m);
-  }
-  while (GstMessage* m = gst_bus_pop(bus))
-    gst_message_unref(m);
-  gst_object_unref(bus);
-  return text;
+  return filter_harness("backend=cpu", "");
 }
 
 // memcmp wants valid pointers even for 0 bytes, and an empty array may have none.
@@ -223,7 +189,7 @@ TEST_P(VideoMetaCase, IsRefusedWithAnErrorWithoutReadingPastTheBuffer) {
   GstBuffer* out = gst_harness_pull(h);
   expect_meta_equals(gst_buffer_get_keypoints_meta(out), library_sift(gray));
   gst_buffer_unref(out);
-  teardown(h);
+  teardown_filter(h);
 }
 
 constexpr gsize kFrameBytes = static_cast<gsize>(kWidth) * kHeight;
@@ -256,7 +222,7 @@ TEST(GpusiftFilterHostile, CapsOfZeroSizeAreNotAccepted) {
     gst_caps_unref(caps);
   }
   gst_object_unref(sink);
-  teardown(h);
+  teardown_filter(h);
 }
 
 TEST(GpusiftFilterHostile, OneSidePastTheLimitIsRefusedAndTheLimitItselfWorks) {
@@ -267,7 +233,7 @@ TEST(GpusiftFilterHostile, OneSidePastTheLimitIsRefusedAndTheLimitItselfWorks) {
     EXPECT_EQ(gst_harness_push(h, buffer), GST_FLOW_NOT_NEGOTIATED);
     const std::string text = first_error(h);
     EXPECT_NE(text.find("larger than 16384x16384"), std::string::npos) << text;
-    teardown(h);
+    teardown_filter(h);
   }
   for (const auto& [width, height] : {std::pair{16384, 8}, std::pair{8, 16384}}) {
     GstHarness* h = cpu_filter();
@@ -280,7 +246,7 @@ TEST(GpusiftFilterHostile, OneSidePastTheLimitIsRefusedAndTheLimitItselfWorks) {
     EXPECT_EQ(meta->width, static_cast<guint>(width));
     EXPECT_EQ(meta->n_keypoints, 0u);  // a flat frame
     gst_buffer_unref(out);
-    teardown(h);
+    teardown_filter(h);
   }
 }
 
@@ -365,7 +331,7 @@ TEST(GpusiftFilterHostile, OutOfRangePropertiesFromCodeWarnAndKeepTheOldValue) {
   expect_meta_equals(gst_buffer_get_keypoints_meta(out), library_sift(gray));
   gst_buffer_unref(out);
   EXPECT_EQ(first_error(h), "");
-  teardown(h);
+  teardown_filter(h);
 }
 
 TEST(GpusiftFilterHostile, RenegotiationOnEveryFrameGivesEachFramesOwnKeypoints) {
@@ -397,7 +363,7 @@ TEST(GpusiftFilterHostile, RenegotiationOnEveryFrameGivesEachFramesOwnKeypoints)
     gst_buffer_unref(out);
   }
   EXPECT_EQ(first_error(h), "");
-  teardown(h);
+  teardown_filter(h);
 }
 
 TEST(GpusiftFilterHostile, EosBeforeAnyBufferEndsCleanly) {
@@ -410,7 +376,7 @@ TEST(GpusiftFilterHostile, EosBeforeAnyBufferEndsCleanly) {
   }
   EXPECT_TRUE(saw_eos);
   EXPECT_EQ(first_error(h), "");
-  teardown(h);
+  teardown_filter(h);
 
   GstElement* pipeline = appsrc_pipeline(64, 48);
   GstElement* src = gst_bin_get_by_name(GST_BIN(pipeline), "src");
@@ -443,7 +409,7 @@ TEST(GpusiftFilterHostile, FlushBetweenFramesKeepsResultsExact) {
     EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_segment(&segment)));
   }
   EXPECT_EQ(first_error(h), "");
-  teardown(h);
+  teardown_filter(h);
 }
 
 // A test source that never ends, through the filter, with buffers counted at the sink.
