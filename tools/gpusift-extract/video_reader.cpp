@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <opencv2/imgproc.hpp>
+#include <opencv2/videoio/registry.hpp>
 
 #include "gpusift/features_file.h"
 #include "muted_stderr.h"
@@ -31,15 +32,13 @@ std::unique_ptr<GrayVideoReader> GrayVideoReader::open(const std::string& path) 
   {
     // FFmpeg prints its probing complaints about non-video files straight to stderr.
     const MutedStderr muted;
-    // The file backends only: CAP_ANY goes on to the camera backends with a name the file
-    // backends refuse, and gphoto2 then probes every USB device (and leaks its list).
-    bool opened = false;
-    for (const int backend : {cv::CAP_FFMPEG, cv::CAP_GSTREAMER}) {
-      opened = reader->capture_.open(path, backend);
-      if (opened)
-        break;
-    }
-    if (!opened)
+    // One file backend: CAP_ANY goes on to the camera backends with a name the file backends
+    // refuse, and gphoto2 then probes every USB device (and leaks its list); and OpenCV's
+    // GStreamer backend, given a file that is no media, posts a GStreamer critical from its
+    // pipeline's thread after open() has returned. GStreamer only where FFmpeg is not built in.
+    const int backend =
+        cv::videoio_registry::hasBackend(cv::CAP_FFMPEG) ? cv::CAP_FFMPEG : cv::CAP_GSTREAMER;
+    if (!reader->capture_.open(path, backend))
       return nullptr;
   }
   if (!reader->decode_next())
