@@ -12,6 +12,16 @@
 // The AVX2 variants pass 32-byte vectors between inlined helpers; the ABI note does not apply.
 #pragma GCC diagnostic ignored "-Wpsabi"
 
+// The wide variants (AVX2, AVX-512) and the streaming stores are x86's; elsewhere (aarch64) the
+// 16-byte variant alone runs, as NEON through GCC's generic vectors.
+#if defined(__x86_64__) || defined(__i386__)
+#define GPUSIFT_CPU_X86 1
+#define GPUSIFT_TARGET(isa) __attribute__((target(isa)))
+#else
+#define GPUSIFT_CPU_X86 0
+#define GPUSIFT_TARGET(isa)
+#endif
+
 namespace gpusift::cpu {
 
 namespace {
@@ -46,7 +56,11 @@ inline __attribute__((always_inline)) void store(float* p, const V& v) {
 
 // Lanes of an all-ones/all-zeros mask as bits, lane 0 in bit 0.
 inline __attribute__((always_inline)) unsigned lane_bits(const v4si& mask) {
+#if GPUSIFT_CPU_X86
   return static_cast<unsigned>(__builtin_ia32_movmskps(reinterpret_cast<v4sf>(mask)));
+#else
+  return (mask[0] & 1u) | (mask[1] & 2u) | (mask[2] & 4u) | (mask[3] & 8u);
+#endif
 }
 inline __attribute__((always_inline)) unsigned lane_bits(const v8si& mask) {
   const v4si low = {mask[0], mask[1], mask[2], mask[3]};
@@ -60,7 +74,18 @@ inline __attribute__((always_inline)) unsigned lane_bits(const v8si& mask) {
 template <class V>
 inline __attribute__((always_inline)) V no_fma(const V& value) {
   V v = value;
+#if GPUSIFT_CPU_X86
   asm("" : "+v"(v));
+#elif defined(__aarch64__)
+  // GCC contracts into FMAs by default on aarch64; a vector wider than a NEON register goes
+  // through memory (only the 16-byte variant runs there).
+  if constexpr (sizeof(V) <= 16)
+    asm("" : "+w"(v));
+  else
+    asm("" : "+m"(v));
+#else
+  asm("" : "+m"(v));
+#endif
   return v;
 }
 
@@ -170,6 +195,7 @@ inline __attribute__((always_inline)) void blur_vertical_2rows(const float* cons
 }
 
 // Stores that bypass the caches, to a 16-byte aligned address.
+#if GPUSIFT_CPU_X86
 inline __attribute__((always_inline)) void store_streaming(float* p, const v4sf& v) {
   __builtin_ia32_movntps(p, v);
 }
@@ -183,6 +209,16 @@ inline __attribute__((always_inline)) void store_streaming(float* p, const v8sf&
   __builtin_ia32_movntps(p, v4sf{v[0], v[1], v[2], v[3]});
   __builtin_ia32_movntps(p + 4, v4sf{v[4], v[5], v[6], v[7]});
 }
+inline void streaming_fence() {
+  __builtin_ia32_sfence();
+}
+#else
+template <class V>
+inline __attribute__((always_inline)) void store_streaming(float* p, const V& v) {
+  store(p, v);
+}
+inline void streaming_fence() {}
+#endif
 
 // mid has r valid values on either side of [0, w); optionally dog = out - previous, written
 // with streaming stores (nothing reads it before the whole octave is built).
@@ -244,7 +280,7 @@ inline __attribute__((always_inline)) void blur_horizontal(const float* mid, con
   for (; x < w; ++x)
     one(x);
   if (dog)
-    __builtin_ia32_sfence();  // streaming stores are weakly ordered
+    streaming_fence();  // streaming stores are weakly ordered
 }
 
 template <class V>
@@ -279,19 +315,18 @@ inline __attribute__((always_inline)) void blur_2rows(const float* const* rows, 
   blur_horizontal<V>(mid1, taps, r, w, out1, rows[1], dog1);
 }
 
-__attribute__((target("avx512f"))) void blur_2rows_avx512(const float* const* rows,
-                                                          const float* taps, int r, int w,
-                                                          float* scratch, float* out0, float* out1,
-                                                          float* dog0, float* dog1) {
+GPUSIFT_TARGET("avx512f")
+void blur_2rows_avx512(const float* const* rows, const float* taps, int r, int w, float* scratch,
+                       float* out0, float* out1, float* dog0, float* dog1) {
   blur_2rows<v16sf>(rows, taps, r, w, scratch, out0, out1, dog0, dog1);
 }
 void blur_2rows_sse2(const float* const* rows, const float* taps, int r, int w, float* scratch,
                      float* out0, float* out1, float* dog0, float* dog1) {
   blur_2rows<v4sf>(rows, taps, r, w, scratch, out0, out1, dog0, dog1);
 }
-__attribute__((target("avx2"))) void blur_2rows_avx2(const float* const* rows, const float* taps,
-                                                     int r, int w, float* scratch, float* out0,
-                                                     float* out1, float* dog0, float* dog1) {
+GPUSIFT_TARGET("avx2")
+void blur_2rows_avx2(const float* const* rows, const float* taps, int r, int w, float* scratch,
+                     float* out0, float* out1, float* dog0, float* dog1) {
   blur_2rows<v8sf>(rows, taps, r, w, scratch, out0, out1, dog0, dog1);
 }
 
@@ -299,14 +334,14 @@ void blur_row_sse2(const float* const* rows, const float* taps, int r, int w, fl
                    float* out, float* dog) {
   blur_row<v4sf>(rows, taps, r, w, scratch, out, dog);
 }
-__attribute__((target("avx512f"))) void blur_row_avx512(const float* const* rows, const float* taps,
-                                                        int r, int w, float* scratch, float* out,
-                                                        float* dog) {
+GPUSIFT_TARGET("avx512f")
+void blur_row_avx512(const float* const* rows, const float* taps, int r, int w, float* scratch,
+                     float* out, float* dog) {
   blur_row<v16sf>(rows, taps, r, w, scratch, out, dog);
 }
-__attribute__((target("avx2"))) void blur_row_avx2(const float* const* rows, const float* taps,
-                                                   int r, int w, float* scratch, float* out,
-                                                   float* dog) {
+GPUSIFT_TARGET("avx2")
+void blur_row_avx2(const float* const* rows, const float* taps, int r, int w, float* scratch,
+                   float* out, float* dog) {
   blur_row<v8sf>(rows, taps, r, w, scratch, out, dog);
 }
 
@@ -350,14 +385,17 @@ inline __attribute__((always_inline)) int candidates(const float* const* rows, i
 int candidates_sse2(const float* const* rows, int c0, int c1, float threshold, int* columns) {
   return candidates<v4sf>(rows, c0, c1, threshold, columns);
 }
-__attribute__((target("avx2"))) int candidates_avx2(const float* const* rows, int c0, int c1,
-                                                    float threshold, int* columns) {
+GPUSIFT_TARGET("avx2")
+int candidates_avx2(const float* const* rows, int c0, int c1, float threshold, int* columns) {
   return candidates<v8sf>(rows, c0, c1, threshold, columns);
 }
 
 enum class Isa { kSse2, kAvx2, kAvx512 };
 
 Isa best_isa() {
+#if !GPUSIFT_CPU_X86
+  return Isa::kSse2;  // the 16-byte variant
+#else
   __builtin_cpu_init();
   // AVX-512 only where it does not slow the core down (Ice Lake and later, Zen 4 and later,
   // which all have VBMI2); the older Xeons lower their clock for 512-bit arithmetic.
@@ -366,6 +404,7 @@ Isa best_isa() {
   if (__builtin_cpu_supports("avx2"))
     return Isa::kAvx2;
   return Isa::kSse2;
+#endif
 }
 const Isa kIsa = best_isa();
 const bool kUseAvx2 = kIsa != Isa::kSse2;  // the extremum scan has no AVX-512 variant

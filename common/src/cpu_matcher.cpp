@@ -1,4 +1,5 @@
 #include "gpusift/cpu_matcher.h"
+#include "cpu_isa.h"
 
 #include <cstddef>
 #include <string>
@@ -14,16 +15,16 @@ namespace {
 
 // The nearest two of `train` rows to one query row. Compiled for the SSE2 baseline and for
 // AVX2 (without FMA), which give the same bits: the eight distance lanes are vector lanes.
-__attribute__((target_clones("avx2", "default"))) TwoNearest nearest_two_float(
-    const float* query_row, const float* train, int train_count, int size) {
+GPUSIFT_CLONES_AVX2 TwoNearest nearest_two_float(const float* query_row, const float* train,
+                                                 int train_count, int size) {
   TwoNearest nearest = no_neighbours();
   for (int j = 0; j < train_count; ++j)
     offer(squared_distance(query_row, train + static_cast<ptrdiff_t>(j) * size, size), j, &nearest);
   return nearest;
 }
 
-__attribute__((target_clones("avx2", "default"))) TwoNearest nearest_two_bytes(
-    const uint8_t* query_row, const uint8_t* train, int train_count, int size) {
+GPUSIFT_CLONES_AVX2 TwoNearest nearest_two_bytes(const uint8_t* query_row, const uint8_t* train,
+                                                 int train_count, int size) {
   TwoNearest nearest = no_neighbours();
   for (int j = 0; j < train_count; ++j)
     offer(squared_distance(query_row, train + static_cast<ptrdiff_t>(j) * size, size), j, &nearest);

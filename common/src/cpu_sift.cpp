@@ -1,4 +1,5 @@
 #include "gpusift/cpu_sift.h"
+#include "cpu_isa.h"
 
 #include <omp.h>
 
@@ -58,8 +59,8 @@ inline void prefetch_row(const FloatImageView& level, int row, int c0, int c1) {
 constexpr int kPrefetchRows = 3;
 
 // Orientation histogram of one extremum and its peaks (OpenCV calcOrientationHist).
-__attribute__((target_clones("avx2", "default"))) int dominant_orientations(
-    const FloatImageView& level, const OrientationWindow& window, float* angles) {
+GPUSIFT_CLONES_AVX2 int dominant_orientations(const FloatImageView& level,
+                                              const OrientationWindow& window, float* angles) {
   float raw[kOrientationBins] = {};
   const int c0 = window.col - window.radius - 1, c1 = window.col + window.radius + 1;
   for (int dy = -window.radius - 1; dy < -window.radius - 1 + kPrefetchRows; ++dy)
@@ -126,8 +127,8 @@ class DescriptorRowSpans {
 
 // The normalised 128 values of one keypoint (OpenCV calcSIFTDescriptor); scale takes base-image
 // coordinates into the level's.
-__attribute__((target_clones("avx2", "default"))) void compute_descriptor(
-    const FloatImageView& level, const Keypoint& k, float scale, float* descriptor) {
+GPUSIFT_CLONES_AVX2 void compute_descriptor(const FloatImageView& level, const Keypoint& k,
+                                            float scale, float* descriptor) {
   const DescriptorWindow window = descriptor_window(
       k.x * scale, k.y * scale, k.angle, k.size * scale * 0.5f, level.width, level.height);
   float hist[kDescriptorHistLength] = {};

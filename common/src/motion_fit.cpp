@@ -1,4 +1,5 @@
 #include "gpusift/motion_fit.h"
+#include "cpu_isa.h"
 
 #include <algorithm>
 #include <array>
@@ -170,9 +171,8 @@ struct Accumulator {
   }
 };
 
-__attribute__((target_clones("avx2", "default"))) void accumulate(const PointPair* pairs,
-                                                                  const uint32_t* indices,
-                                                                  size_t count, Accumulator* a) {
+GPUSIFT_CLONES_AVX2 void accumulate(const PointPair* pairs, const uint32_t* indices, size_t count,
+                                    Accumulator* a) {
   for (size_t i = 0; i < count; ++i)
     a->add(pairs[indices ? indices[i] : i]);
 }

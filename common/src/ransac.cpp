@@ -1,4 +1,5 @@
 #include "gpusift/ransac.h"
+#include "cpu_isa.h"
 
 #include <algorithm>
 #include <cmath>
@@ -37,11 +38,8 @@ typedef long long Long4 __attribute__((vector_size(32)));
 // Per pair, is_inlier's test and the squared reprojection error capped at the threshold's square
 // (NaN, from w = 0, counts as the threshold), four pairs at a time. Element-wise, so every lane
 // rounds as scalar code would: the same bits as is_inlier, on any of the clones.
-__attribute__((target_clones("avx2", "default"))) void pair_errors(const double* h,
-                                                                   const PointPair* pairs,
-                                                                   size_t count,
-                                                                   double threshold_sq,
-                                                                   uint8_t* mask, double* capped) {
+GPUSIFT_CLONES_AVX2 void pair_errors(const double* h, const PointPair* pairs, size_t count,
+                                     double threshold_sq, uint8_t* mask, double* capped) {
   size_t i = 0;
   for (; i + 4 <= count; i += 4) {
     Double4 x, y, u, v;

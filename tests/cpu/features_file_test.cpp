@@ -318,7 +318,7 @@ TEST_F(FeaturesFileTest, BadMagicOtherVersionsAndCorruptRecordsAreClearErrors) {
   // A count far past the file's size is refused before anything is allocated.
   EXPECT_EQ(code_of(
                 [&] {
-                  read_all(with(16 + 36, {-1, -1, -1, 0x7f}));
+                  read_all(with(16 + 36, {'\xff', '\xff', '\xff', 0x7f}));
                 },
                 "need"),
             FeaturesFileErrorCode::kTruncated);
