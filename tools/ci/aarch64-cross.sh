@@ -146,4 +146,4 @@ if [ "$rc" -ne 0 ]; then
   echo "aarch64: tests FAILED under qemu (see $build/meson-logs/testlog.txt)" >&2
   exit "$rc"
 fi
-echo "aarch64: cross build and the suites $suites under qemu passed"
+echo "aarch64: cross build and the tests under qemu passed"
