@@ -56,6 +56,7 @@ class CurrentContextCudaExtractor : public Extractor {
 
  protected:
   Impl& impl() { return impl_; }
+  const Impl& impl() const { return impl_; }
   OwnedCudaStream& stream() { return stream_; }
 
  private:
@@ -68,10 +69,11 @@ class PipelinedCudaSiftExtractor final : public CurrentContextCudaExtractor<Cuda
  public:
   using CurrentContextCudaExtractor::CurrentContextCudaExtractor;
   int max_in_flight() const override { return CudaSiftExtractor::kMaxInFlight; }
+  int in_flight() const override { return impl().in_flight(); }
   void submit(const FrameView& frame) override {
-    if (in_flight_ > 0 && in_flight_ >= max_in_flight())
+    // Refused before the extractor sees it, which would drop the frames in flight.
+    if (in_flight() >= max_in_flight())
       throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
-    in_flight_ = 0;
     try {
       stream().wait_for_legacy_default_stream();
     } catch (...) {
@@ -79,19 +81,15 @@ class PipelinedCudaSiftExtractor final : public CurrentContextCudaExtractor<Cuda
       throw;
     }
     impl().begin(frame, stream().get());
-    in_flight_ = impl().in_flight();
   }
   void collect(Features* out) override {
-    in_flight_ = 0;
+    if (in_flight() == 0)
+      throw Error(ErrorCode::kInvalidArgument, "no frame in flight");
     impl().finish(out);
-    in_flight_ = impl().in_flight();
   }
-  void cancel() override {
-    impl().cancel();
-    in_flight_ = 0;
-  }
+  void cancel() override { impl().cancel(); }
   void extract(const FrameView& frame, Features* out) override {
-    if (impl().in_flight() > 0)
+    if (in_flight() > 0)
       throw Error(ErrorCode::kInvalidArgument, "extract() with frames in flight");
     CurrentContextCudaExtractor::extract(frame, out);
   }
@@ -107,29 +105,13 @@ class CudaExtractor final : public Extractor {
   Backend backend() const override { return Backend::kCuda; }
   void extract(const FrameView& frame, Features* out) override { impl_.extract(frame, out); }
   int max_in_flight() const override { return impl_.max_in_flight(); }
-  void submit(const FrameView& frame) override {
-    follow([&] { impl_.submit(frame); });
-  }
-  void collect(Features* out) override {
-    follow([&] { impl_.collect(out); });
-  }
-  void cancel() override {
-    follow([&] { impl_.cancel(); });
-  }
+  int in_flight() const override { return impl_.in_flight(); }
+  void submit(const FrameView& frame) override { impl_.submit(frame); }
+  void collect(Features* out) override { impl_.collect(out); }
+  void cancel() override { impl_.cancel(); }
   bool device_features(DeviceFeatures* out) const override { return impl_.device_features(out); }
 
  private:
-  template <typename Call>
-  void follow(Call&& call) {
-    try {
-      call();
-    } catch (...) {
-      in_flight_ = impl_.in_flight();
-      throw;
-    }
-    in_flight_ = impl_.in_flight();
-  }
-
   ScopedCudaDevice device_;
   OnContext impl_;
 };

@@ -6,7 +6,7 @@
 namespace gpusift {
 
 void Extractor::submit(const FrameView& frame) {
-  if (in_flight_ >= max_in_flight())
+  if (in_flight() >= max_in_flight())
     throw Error(ErrorCode::kInvalidArgument, "too many frames in flight");
   try {
     extract(frame, &held_);
@@ -14,19 +14,19 @@ void Extractor::submit(const FrameView& frame) {
     cancel();
     throw;
   }
-  in_flight_ = 1;
+  holding_ = true;
 }
 
 void Extractor::collect(Features* out) {
-  if (in_flight_ == 0)
+  if (!holding_)
     throw Error(ErrorCode::kInvalidArgument, "no frame in flight");
   std::swap(*out, held_);
-  in_flight_ = 0;
+  holding_ = false;
 }
 
 void Extractor::cancel() {
   held_.clear();
-  in_flight_ = 0;
+  holding_ = false;
 }
 
 }  // namespace gpusift

@@ -32,15 +32,16 @@ class Extractor {
 
   // Frames in flight: submit() starts a frame, collect() waits for the oldest submitted frame
   // and fills `out` (storage reused). Up to max_in_flight() frames may be submitted and not yet
-  // collected; each frame's pixels must stay valid and unchanged until its collect(). Either call
-  // may throw as extract() does; after a throw, or cancel(), no frame is in flight. extract() is
-  // submit() then collect() and needs no frame in flight. The CPU backend runs the frame in
-  // submit() and holds one frame.
+  // collected; each frame's pixels must stay valid and unchanged until its collect(). A refused
+  // call (a submit past max_in_flight(), a collect with no frame in flight) throws
+  // kInvalidArgument and changes nothing; after any other throw, or cancel(), no frame is in
+  // flight. extract() is submit() then collect() and needs no frame in flight. The CPU backend
+  // runs the frame in submit() and holds one frame.
   virtual int max_in_flight() const { return 1; }
   virtual void submit(const FrameView& frame);
   virtual void collect(Features* out);
   virtual void cancel();
-  int in_flight() const { return in_flight_; }
+  virtual int in_flight() const { return holding_ ? 1 : 0; }
 
   // The CUDA backend's results of the last collected frame still on the device (the rows of
   // `out`, in its order), valid until the next submit() or extract(): work that the caller
@@ -58,11 +59,10 @@ class Extractor {
             out);
   }
 
- protected:
-  int in_flight_ = 0;  // kept by the default submit/collect/cancel and by overrides
-
  private:
-  Features held_;  // the default submit()'s frame
+  // The default submit()'s frame.
+  Features held_;
+  bool holding_ = false;
 };
 
 // kAuto picks CUDA when it is built in and a device is present, else the CPU.
