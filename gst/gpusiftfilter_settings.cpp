@@ -34,6 +34,22 @@ GType descriptor_enum_type() {
   return type;
 }
 
+GType host_frame_access_enum_type() {
+  static GType type = 0;
+  static const GEnumValue values[] = {
+      {static_cast<gint>(HostFrameAccess::kAuto), "mapped on integrated GPUs (Jetson), else copy",
+       "auto"},
+      {static_cast<gint>(HostFrameAccess::kCopy), "Upload each frame into device memory", "copy"},
+      {static_cast<gint>(HostFrameAccess::kMapped),
+       "Kernels read pinned frames in place (pageable ones after a copy into pinned memory)",
+       "mapped"},
+      {0, nullptr, nullptr},
+  };
+  if (g_once_init_enter(&type))
+    g_once_init_leave(&type, g_enum_register_static("GstGpusiftHostFrameAccess", values));
+  return type;
+}
+
 constexpr GParamFlags kAnyState = static_cast<GParamFlags>(
     G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
 constexpr GParamFlags kReadyOnly =
@@ -147,6 +163,15 @@ void install_filter_properties(GObjectClass* klass) {
                        "0: auto, 2 on the CUDA SIFT backend when upstream is not live, else 1",
                        0, 2, 0, kReadyOnly));
   g_object_class_install_property(
+      klass, kPropHostFrameAccess,
+      g_param_spec_enum("host-frame-access", "Host frame access",
+                        "CUDA backend, frames in system memory: upload them (copy), or let the "
+                        "kernels read them where they are (mapped; no upload where CPU and GPU "
+                        "share memory, and the frames in the pinned pool offered upstream need no "
+                        "copy at all); auto maps on integrated GPUs",
+                        host_frame_access_enum_type(), static_cast<gint>(HostFrameAccess::kAuto),
+                        kReadyOnly));
+  g_object_class_install_property(
       klass, kPropPostMessages,
       g_param_spec_boolean("post-messages", "Post messages",
                            "Post a \"gpusiftfilter\" element message for every frame", FALSE,
@@ -206,6 +231,9 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
       return true;
     case kPropMaxFramesInFlight:
       s->max_frames_in_flight = g_value_get_int(value);
+      return false;
+    case kPropHostFrameAccess:
+      s->host_frame_access = static_cast<HostFrameAccess>(g_value_get_enum(value));
       return false;
     case kPropPostMessages:
       s->post_messages = g_value_get_boolean(value);
@@ -270,6 +298,9 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
       break;
     case kPropMaxFramesInFlight:
       g_value_set_int(value, s.max_frames_in_flight);
+      break;
+    case kPropHostFrameAccess:
+      g_value_set_enum(value, static_cast<gint>(s.host_frame_access));
       break;
     case kPropPostMessages:
       g_value_set_boolean(value, s.post_messages);

@@ -16,6 +16,7 @@ struct FilterSettings {
   // 2: the extractor works on a frame while upstream makes the next one, and the frame leaves one
   // frame later (added to the reported latency). 0: auto (filter_frames_in_flight).
   int max_frames_in_flight = 0;
+  HostFrameAccess host_frame_access = HostFrameAccess::kAuto;
 
   // The element defaults differ from the library's in one way: video wants speed, so SIFT's
   // doubled first octave (OpenCV parity) is off unless asked for.
@@ -49,6 +50,7 @@ enum FilterProperty {
   kPropExtended,
   kPropUpright,
   kPropMaxFramesInFlight,
+  kPropHostFrameAccess,
   kPropPostMessages,  // the last one: the element checks ids against it
 };
 

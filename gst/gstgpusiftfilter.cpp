@@ -198,10 +198,13 @@ bool build_extractor(GstGpusiftFilter* self) {
     rt.extractor = rt.settings.backend == Backend::kCuda
                        ? gpusift::create_cuda_extractor_on_current_context(rt.settings.features)
                        : gpusift::create_extractor(Backend::kCpu, rt.settings.features);
+    rt.extractor->set_host_frame_access(rt.settings.host_frame_access);
   } catch (const gpusift::Error& error) {
     post_library_error(self, error);
     return false;
   }
+  GST_INFO_OBJECT(self, "frames in system memory are %s",
+                  rt.extractor->reads_host_frames_in_place() ? "read in place" : "uploaded");
   return true;
 }
 
@@ -429,6 +432,7 @@ GstFlowReturn ensure_extractor(GstGpusiftFilter* self) {
   rt.settings.backend = kept.backend;
   rt.settings.cuda_device_id = kept.cuda_device_id;
   rt.settings.max_frames_in_flight = kept.max_frames_in_flight;
+  rt.settings.host_frame_access = kept.host_frame_access;
   if (!build_extractor(self))
     return GST_FLOW_ERROR;
   update_frames_in_flight(self);

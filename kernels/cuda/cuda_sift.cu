@@ -498,6 +498,7 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
   s.refine = RefineSettings{params.n_octave_layers, params.contrast_threshold,
                             params.edge_threshold, params.sigma, params.upscale ? -1 : 0};
   s.device = cuda::current_device_for(device_id);
+  set_host_frame_access(HostFrameAccess::kAuto);
   s.taps.push_back(cuda::make_gaussian_taps(initial_blur_sigma(params.sigma, params.upscale)));
   for (int level = 1; level < s.levels(); ++level)
     s.taps.push_back(
@@ -562,6 +563,16 @@ const SiftParams& CudaSiftExtractor::params() const {
 }
 int CudaSiftExtractor::device_id() const {
   return state_->device;
+}
+
+void CudaSiftExtractor::set_host_frame_access(HostFrameAccess access) {
+  const bool map = cuda::maps_host_frames(access, state_->device);
+  for (ResultSlot& slot : state_->slots)
+    slot.staging.set_map_host_frames(map);
+}
+
+bool CudaSiftExtractor::maps_host_frames() const {
+  return state_->slots[0].staging.map_host_frames();
 }
 
 size_t CudaSiftExtractor::reserved_device_bytes() const {

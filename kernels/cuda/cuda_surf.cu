@@ -311,6 +311,7 @@ CudaSurfExtractor::CudaSurfExtractor(const SurfParams& params, int device_id) : 
   State& s = *state_;
   s.params = params;
   s.device = cuda::current_device_for(device_id);
+  set_host_frame_access(HostFrameAccess::kAuto);
   s.host_orientation_weights = cuda::surf_orientation_weights();
   s.host_descriptor_weights = cuda::surf_descriptor_weights();
   s.orientation_weights.reserve(1);
@@ -340,6 +341,14 @@ DeviceFeatures CudaSurfExtractor::device_features() const {
 
 const SurfParams& CudaSurfExtractor::params() const {
   return state_->params;
+}
+
+void CudaSurfExtractor::set_host_frame_access(HostFrameAccess access) {
+  state_->staging.set_map_host_frames(cuda::maps_host_frames(access, state_->device));
+}
+
+bool CudaSurfExtractor::maps_host_frames() const {
+  return state_->staging.map_host_frames();
 }
 
 size_t CudaSurfExtractor::reserved_device_bytes() const {

@@ -6,6 +6,32 @@
 
 namespace gpusift::cuda {
 
+namespace {
+
+bool device_attribute(cudaDeviceAttr attribute, int device) {
+  int value = 0;
+  check(cudaDeviceGetAttribute(&value, attribute, device), "cudaDeviceGetAttribute");
+  return value != 0;
+}
+
+}  // namespace
+
+bool maps_host_frames(HostFrameAccess access, int device) {
+  switch (access) {
+    case HostFrameAccess::kCopy:
+      return false;
+    case HostFrameAccess::kAuto:
+      return device_attribute(cudaDevAttrIntegrated, device) &&
+             device_attribute(cudaDevAttrCanMapHostMemory, device);
+    case HostFrameAccess::kMapped:
+      if (!device_attribute(cudaDevAttrCanMapHostMemory, device))
+        throw Error(ErrorCode::kInvalidArgument,
+                    "CUDA device " + std::to_string(device) + " cannot map host memory");
+      return true;
+  }
+  return false;
+}
+
 StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t stream) {
   cudaPointerAttributes attributes{};
   check(cudaPointerGetAttributes(&attributes, frame.data), "cudaPointerGetAttributes");
@@ -18,18 +44,24 @@ StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t
                                                    ", the extractor on " + std::to_string(device));
     return StagedFrame{frame.data, frame.pitch_bytes};
   }
+  const bool pinned = attributes.type == cudaMemoryTypeHost;
+  if (map_host_frames_ && pinned && attributes.devicePointer)
+    return StagedFrame{attributes.devicePointer, frame.pitch_bytes};
+
   const size_t row_bytes = static_cast<size_t>(frame.width) * bytes_per_pixel(frame.format);
-  device_input_.reserve(row_bytes * frame.height);
   const void* source = frame.data;
   size_t source_pitch = frame.pitch_bytes;
-  if (attributes.type != cudaMemoryTypeHost) {
+  if (!pinned || map_host_frames_) {
     pinned_input_.reserve(row_bytes * frame.height);
     for (int y = 0; y < frame.height; ++y)
       std::memcpy(pinned_input_.get() + y * row_bytes,
                   static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes, row_bytes);
+    if (map_host_frames_)
+      return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes};
     source = pinned_input_.get();
     source_pitch = row_bytes;
   }
+  device_input_.reserve(row_bytes * frame.height);
   check(cudaMemcpy2DAsync(device_input_.get(), row_bytes, source, source_pitch, row_bytes,
                           frame.height, cudaMemcpyHostToDevice, stream),
         "cudaMemcpy2DAsync (frame upload)");

@@ -1,6 +1,8 @@
-// Brings a caller's frame into device memory: device frames are read in place, host frames are
-// uploaded on the stream, pageable ones through a pinned buffer (an asynchronous copy from
-// pageable memory would block the caller).
+// Brings a caller's frame where the first kernel reads it. Device frames are read in place. Host
+// frames are uploaded on the stream (pageable ones through a pinned buffer, as an asynchronous
+// copy from pageable memory would block the caller), or, when host frames are mapped, read in
+// place through the device's mapping of pinned memory (pageable ones after a copy into the
+// pinned buffer).
 #pragma once
 
 #include <cuda_runtime.h>
@@ -10,16 +12,23 @@
 
 #include "device_memory.h"
 #include "gpusift/frame.h"
+#include "gpusift/host_frame_access.h"
 
 namespace gpusift::cuda {
 
 struct StagedFrame {
-  const void* data;  // device memory
+  const void* data;  // an address the device reads
   size_t pitch_bytes;
 };
 
+// Whether `device` (the current one) reads host frames in place under `access`. Throws
+// gpusift::Error(kInvalidArgument) for kMapped on a device that cannot map host memory.
+bool maps_host_frames(HostFrameAccess access, int device);
+
 class FrameStaging {
  public:
+  void set_map_host_frames(bool map) { map_host_frames_ = map; }
+  bool map_host_frames() const { return map_host_frames_; }
   // Throws gpusift::Error(kInvalidArgument) for a device frame that is not on `device`. The
   // buffers are reused by the next call: the caller synchronises the stream in between.
   StagedFrame stage(const FrameView& frame, int device, cudaStream_t stream);
@@ -27,6 +36,7 @@ class FrameStaging {
   size_t pinned_bytes() const { return pinned_input_.bytes(); }
 
  private:
+  bool map_host_frames_ = false;
   DeviceBuffer<uint8_t> device_input_;
   PinnedBuffer<uint8_t> pinned_input_;
 };

@@ -53,6 +53,10 @@ class CurrentContextCudaExtractor : public Extractor {
     *out = impl_.device_features();
     return true;
   }
+  void set_host_frame_access(HostFrameAccess access) override {
+    impl_.set_host_frame_access(access);
+  }
+  bool reads_host_frames_in_place() const override { return impl_.maps_host_frames(); }
 
  protected:
   Impl& impl() { return impl_; }
@@ -110,6 +114,10 @@ class CudaExtractor final : public Extractor {
   void collect(Features* out) override { impl_.collect(out); }
   void cancel() override { impl_.cancel(); }
   bool device_features(DeviceFeatures* out) const override { return impl_.device_features(out); }
+  void set_host_frame_access(HostFrameAccess access) override {
+    impl_.set_host_frame_access(access);
+  }
+  bool reads_host_frames_in_place() const override { return impl_.reads_host_frames_in_place(); }
 
  private:
   ScopedCudaDevice device_;

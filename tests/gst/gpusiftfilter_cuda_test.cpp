@@ -115,53 +115,74 @@ const char* allocator_of(GstBuffer* buffer) {
   return memory && memory->allocator ? memory->allocator->mem_type : "";
 }
 
-// Upstream gets a pool of pinned memory, which the GPU reads without a staging copy; its frames
-// give the keypoints of frames in ordinary memory, bit for bit.
-TEST(CudaFilterPinnedMemory, OfferedUpstreamAndGivesTheSameKeypoints) {
-  const cv::Mat gray = load_gray("astronaut.png");
-  ASSERT_FALSE(gray.empty());
-  GstHarness* h = gst_harness_new_parse("gpusiftfilter backend=cuda");
+// The keypoints of `gray` from a buffer of the pinned pool that the element offers upstream, then
+// from a buffer of ordinary memory, through gpusiftfilter with `properties`.
+std::vector<std::vector<GstKeypoint>> keypoints_from_pinned_then_pageable(
+    const cv::Mat& gray, const std::string& properties) {
+  std::vector<std::vector<GstKeypoint>> results;
+  GstHarness* h = gst_harness_new_parse(("gpusiftfilter backend=cuda " + properties).c_str());
   const std::string caps_text = caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows);
   gst_harness_set_src_caps_str(h, caps_text.c_str());
   GstCaps* caps = gst_caps_from_string(caps_text.c_str());
   GstQuery* query = gst_query_new_allocation(caps, TRUE);
-  ASSERT_TRUE(gst_pad_peer_query(h->srcpad, query));
-  ASSERT_GE(gst_query_get_n_allocation_pools(query), 1u);
   GstBufferPool* pool = nullptr;
-  gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
-  ASSERT_NE(pool, nullptr);
-  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
   GstBuffer* pinned = nullptr;
-  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &pinned, nullptr), GST_FLOW_OK);
-  EXPECT_STREQ(allocator_of(pinned), "GpusiftPinnedHost");
   GstVideoInfo info;
-  ASSERT_TRUE(gst_video_info_from_caps(&info, caps));
   GstVideoFrame frame;
-  ASSERT_TRUE(gst_video_frame_map(&frame, &info, pinned, GST_MAP_WRITE));
-  for (int y = 0; y < gray.rows; ++y)
-    std::memcpy(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) +
-                    y * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0),
-                gray.ptr(y), gray.cols);
-  gst_video_frame_unmap(&frame);
-
-  std::vector<std::vector<GstKeypoint>> results;
-  for (GstBuffer* in : {pinned, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)}) {
-    ASSERT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
-    GstBuffer* out = gst_harness_pull(h);
-    const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(out);
-    ASSERT_NE(meta, nullptr);
-    results.emplace_back(meta->keypoints, meta->keypoints + meta->n_keypoints);
-    gst_buffer_unref(out);
+  if (gst_pad_peer_query(h->srcpad, query) && gst_query_get_n_allocation_pools(query) >= 1)
+    gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
+  EXPECT_NE(pool, nullptr);
+  if (pool && gst_buffer_pool_set_active(pool, TRUE) &&
+      gst_buffer_pool_acquire_buffer(pool, &pinned, nullptr) == GST_FLOW_OK &&
+      gst_video_info_from_caps(&info, caps) &&
+      gst_video_frame_map(&frame, &info, pinned, GST_MAP_WRITE)) {
+    EXPECT_STREQ(allocator_of(pinned), "GpusiftPinnedHost");
+    for (int y = 0; y < gray.rows; ++y)
+      std::memcpy(static_cast<guint8*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)) +
+                      y * GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0),
+                  gray.ptr(y), gray.cols);
+    gst_video_frame_unmap(&frame);
+    for (GstBuffer* in : {pinned, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)}) {
+      EXPECT_EQ(gst_harness_push(h, in), GST_FLOW_OK);
+      GstBuffer* out = gst_harness_pull(h);
+      const GstKeypointsMeta* meta = out ? gst_buffer_get_keypoints_meta(out) : nullptr;
+      EXPECT_NE(meta, nullptr);
+      if (meta)
+        results.emplace_back(meta->keypoints, meta->keypoints + meta->n_keypoints);
+      if (out)
+        gst_buffer_unref(out);
+    }
+  } else {
+    ADD_FAILURE() << "no pinned buffer from the pool the element offered";
   }
-  ASSERT_GT(results[0].size(), 50u);
-  ASSERT_EQ(results[0].size(), results[1].size());
-  EXPECT_EQ(0, std::memcmp(results[0].data(), results[1].data(),
-                           results[0].size() * sizeof(GstKeypoint)));
-  gst_buffer_pool_set_active(pool, FALSE);
-  gst_object_unref(pool);
+  if (pool) {
+    gst_buffer_pool_set_active(pool, FALSE);
+    gst_object_unref(pool);
+  }
   gst_query_unref(query);
   gst_caps_unref(caps);
   gst_harness_teardown(h);
+  return results;
+}
+
+bool same_keypoints(const std::vector<GstKeypoint>& a, const std::vector<GstKeypoint>& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(GstKeypoint)) == 0;
+}
+
+// Upstream gets a pool of pinned memory, which the GPU reads without a staging copy (uploaded by
+// default on a discrete GPU, read in place with host-frame-access=mapped); every way gives the
+// keypoints of frames in ordinary memory, bit for bit.
+TEST(CudaFilterPinnedMemory, OfferedUpstreamAndGivesTheSameKeypointsCopiedOrMapped) {
+  const cv::Mat gray = load_gray("astronaut.png");
+  ASSERT_FALSE(gray.empty());
+  const auto copied = keypoints_from_pinned_then_pageable(gray, "host-frame-access=copy");
+  const auto mapped = keypoints_from_pinned_then_pageable(gray, "host-frame-access=mapped");
+  ASSERT_EQ(copied.size(), 2u);
+  ASSERT_EQ(mapped.size(), 2u);
+  ASSERT_GT(copied[0].size(), 50u);
+  EXPECT_TRUE(same_keypoints(copied[0], copied[1]));
+  EXPECT_TRUE(same_keypoints(copied[0], mapped[0]));
+  EXPECT_TRUE(same_keypoints(copied[0], mapped[1]));
 }
 
 GstPadProbeReturn count_pinned(GstPad*, GstPadProbeInfo* info, gpointer counts) {
@@ -263,6 +284,47 @@ TEST(CudaFilterFailures, StartingWithoutGpuMemoryFailsTheStateChangeWithAnError)
   EXPECT_EQ(gst_element_set_state(pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
   GstBus* bus = gst_element_get_bus(pipeline);
   EXPECT_TRUE(bus_has_error(bus, GST_RESOURCE_ERROR, -1));
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+}
+
+size_t used_bytes_on(int device) {
+  int previous = 0;
+  cudaGetDevice(&previous);
+  cudaSetDevice(device);
+  size_t free = 0, total = 0;
+  cudaMemGetInfo(&free, &total);
+  cudaSetDevice(previous);
+  return total - free;
+}
+
+// Two filters of one pipeline on two GPUs (cuda-device-id 0 and 1): each opens a context on its
+// own device, although the first one's context is offered to the second through the context
+// query, and both reach EOS. Where each runs is told by the memory its extractor holds there.
+TEST(CudaFilterDevices, FiltersOfOnePipelineRunOnTheirOwnGpus) {
+  int devices = 0;
+  cudaGetDeviceCount(&devices);
+  if (devices < 2)
+    GTEST_SKIP() << "needs two CUDA devices, " << devices << " present";
+  const size_t before[2] = {used_bytes_on(0), used_bytes_on(1)};
+  GstElement* pipeline = gst_parse_launch(
+      "videotestsrc num-buffers=10 pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080 ! "
+      "tee name=t t. ! queue ! gpusiftfilter backend=cuda cuda-device-id=0 ! fakesink "
+      "t. ! queue ! gpusiftfilter backend=cuda cuda-device-id=1 ! fakesink",
+      nullptr);
+  ASSERT_NE(pipeline, nullptr);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus* bus = gst_element_get_bus(pipeline);
+  GstMessage* end = gst_bus_timed_pop_filtered(
+      bus, 60 * GST_SECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+  gst_message_unref(end);
+  // Still PLAYING: each extractor holds its buffers (about 160 MiB at 1080p) on its device.
+  const size_t held = size_t(64) << 20;
+  EXPECT_GT(used_bytes_on(0), before[0] + held);
+  EXPECT_GT(used_bytes_on(1), before[1] + held);
   gst_object_unref(bus);
   gst_element_set_state(pipeline, GST_STATE_NULL);
   gst_object_unref(pipeline);

@@ -283,6 +283,38 @@ TEST(GpusiftFilter, PropertiesChangeWhilePlayingAndBadValuesAreRefused) {
   teardown(h);
 }
 
+// host-frame-access is for the CUDA backend; the CPU backend reads frames in place whatever it
+// says. Unknown values are refused when the pipeline is parsed.
+TEST(GpusiftFilter, HostFrameAccessDefaultsToAutoAndLeavesTheCpuBackendAlone) {
+  const cv::Mat gray = load_gray("coins.png");
+  CpuSiftExtractor library(element_defaults());
+  const Features expected = library.extract(gray.data, gray.step, gray.cols, gray.rows);
+  GstElement* fresh = gst_element_factory_make("gpusiftfilter", nullptr);
+  GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(fresh), "host-frame-access");
+  ASSERT_NE(spec, nullptr);
+  gint access = -1;
+  g_object_get(fresh, "host-frame-access", &access, nullptr);
+  const GEnumValue* nick = g_enum_get_value(G_PARAM_SPEC_ENUM(spec)->enum_class, access);
+  ASSERT_NE(nick, nullptr);
+  EXPECT_STREQ(nick->value_nick, "auto");
+  gst_object_unref(fresh);
+  for (const char* value : {"copy", "mapped"}) {
+    GstHarness* h = cpu_filter(std::string("host-frame-access=") + value);
+    GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+    ASSERT_NE(out, nullptr) << value;
+    expect_meta_equals(gst_buffer_get_keypoints_meta(out), expected);
+    gst_buffer_unref(out);
+    teardown(h);
+  }
+  GError* error = nullptr;
+  GstElement* refused = gst_parse_launch("fakesrc ! gpusiftfilter host-frame-access=zero ! fakesink",
+                                         &error);
+  EXPECT_NE(error, nullptr);
+  g_clear_error(&error);
+  if (refused)
+    gst_object_unref(refused);
+}
+
 TEST(GpusiftFilter, PostsAMessagePerFrameWhenAsked) {
   const cv::Mat gray = load_gray("coffee.png");
   GstHarness* h = cpu_filter("post-messages=true");

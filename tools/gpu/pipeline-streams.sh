@@ -4,11 +4,13 @@
 # repeated by imagefreeze, in system memory (float descriptors, upscale off). Prints a markdown
 # table of the aggregate frame rate: branches x frames over gst-launch's execution time. The
 # environment as for pipeline-bench.sh (run.sh sets it up); FRAMES (default 1000) frames per
-# branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda).
+# branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default 1: branch i gets
+# cuda-device-id=i mod GPUS).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 frames=${FRAMES:-1000}
 backend=${BACKEND:-cuda}
+gpus=${GPUS:-1}
 for element in filesrc pnmdec videoconvert videoscale imagefreeze tee queue gpusiftfilter \
   fakesink; do
   if ! gst-inspect-1.0 "$element" >/dev/null 2>&1; then
@@ -20,7 +22,7 @@ done
 seconds_of() {  # branches; prints gst-launch's execution time in seconds, or nothing
   local branches=""
   for ((i = 0; i < $1; i++)); do
-    branches+=" t. ! queue ! gpusiftfilter backend=$backend ! fakesink"
+    branches+=" t. ! queue ! gpusiftfilter backend=$backend cuda-device-id=$((i % gpus)) ! fakesink"
   done
   # shellcheck disable=SC2086 # the branches are separate gst-launch arguments
   timeout 300 gst-launch-1.0 filesrc location=tests/data/astronaut.pnm ! pnmdec ! videoconvert ! \
@@ -29,7 +31,7 @@ seconds_of() {  # branches; prints gst-launch's execution time in seconds, or no
     sed -n 's/.*Execution ended after \([0-9:.]*\).*/\1/p' | awk -F: '{print $1*3600 + $2*60 + $3}'
 }
 
-echo "| branches (1920x1080 NV12 system memory, float descriptors, $frames frames each) |" \
+echo "| branches on $gpus GPU(s) (1920x1080 NV12 system memory, float descriptors, $frames frames each) |" \
   "seconds | aggregate fps | per-branch fps | aggregate / (N x 1-branch fps) |"
 echo "|---|---|---|---|---|"
 single=""

@@ -30,10 +30,11 @@ void print_header(const StreamsOptions& options) {
   std::printf(
       "gpusift-bench-streams %s; GPU: %s; CPU: %s; %dx%d NV12 from pinned host memory (%s), "
       "SIFT upscale off, float descriptors; %d frames per instance after %d warm-up; %d frame%s "
-      "in flight; legacy-stream wait %s\n\n",
+      "in flight; legacy-stream wait %s; %d GPU%s (instance i on device i mod %d)\n\n",
       current_utc_time().c_str(), properties.name, cpu_model_name().c_str(), options.width,
       options.height, options.image.c_str(), options.frames, options.warm_up, options.in_flight,
-      options.in_flight == 1 ? "" : "s", options.legacy_wait ? "on" : "off");
+      options.in_flight == 1 ? "" : "s", options.legacy_wait ? "on" : "off", options.gpus,
+      options.gpus == 1 ? "" : "s", options.gpus);
   std::printf(
       "| streams | aggregate fps | per-stream fps | aggregate / (N x single-stream fps) | device "
       "MiB per instance | pinned MiB per instance | cudaMemGetInfo growth MiB per instance | "
@@ -62,8 +63,12 @@ void print_row(const StreamsResult& r, double single_fps, bool timeline) {
 }
 
 int run(const StreamsOptions& options) {
-  if (cudaSetDevice(0) != cudaSuccess)
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || cudaSetDevice(0) != cudaSuccess)
     throw std::runtime_error("no CUDA device");
+  if (options.gpus > devices)
+    throw std::runtime_error("--gpus " + std::to_string(options.gpus) + " but " +
+                             std::to_string(devices) + " CUDA device(s)");
   const cv::Mat image = testing::read_pnm(options.image);
   if (image.empty())
     throw std::runtime_error("cannot read " + options.image + " (binary PGM or PPM)");

@@ -17,7 +17,7 @@ SiftParams video_params() {
 }  // namespace
 
 StreamInstance::StreamInstance(const InstanceSettings& settings)
-    : device_(0),
+    : device_(settings.device),
       stream_(device_),
       extractor_(video_params()),
       frame_(*settings.nv12, settings.width, settings.height),

@@ -1,5 +1,5 @@
 // One instance as gpusiftfilter runs one: its own non-blocking stream and CudaSiftExtractor on
-// device 0, upscale off, float descriptors, reading NV12 frames from its own pinned buffer with
+// its device, upscale off, float descriptors, reading NV12 frames from its own pinned buffer with
 // frames in flight. Create and use it on one thread.
 #pragma once
 
@@ -14,6 +14,7 @@ namespace gpusift::tools {
 
 struct InstanceSettings {
   const std::vector<uint8_t>* nv12;
+  int device;
   int width;
   int height;
   int in_flight;     // 1..CudaSiftExtractor::kMaxInFlight

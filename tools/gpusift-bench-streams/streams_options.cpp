@@ -11,13 +11,14 @@ namespace gpusift::tools {
 
 const char kStreamsUsage[] =
     "usage: gpusift-bench-streams [--image IMAGE.pnm] [--streams 1,2,4,8,16] [--size 1920x1080] "
-    "[--frames 300] [--warm-up 20] [--in-flight 1|2] [--legacy-wait 0|1] [--timeline] "
-    "[--timeline-csv PATH]\n";
+    "[--frames 300] [--warm-up 20] [--in-flight 1|2] [--legacy-wait 0|1] [--gpus 1] "
+    "[--timeline] [--timeline-csv PATH]\n";
 
 namespace {
 
-const char* const kValueFlags[] = {"--image",   "--streams",   "--size",        "--frames",
-                                   "--warm-up", "--in-flight", "--legacy-wait", "--timeline-csv"};
+const char* const kValueFlags[] = {"--image",     "--streams",     "--size",
+                                   "--frames",    "--warm-up",     "--in-flight",
+                                   "--legacy-wait", "--timeline-csv", "--gpus"};
 
 bool parse_int(const std::string& text, int* value) {
   char* end = nullptr;
@@ -73,7 +74,7 @@ std::string parse_streams_options(int argc, const char* const* argv, StreamsOpti
       if (!parse_size(value, &options->width, &options->height))
         return "bad --size " + value + " (WxH, even sides)";
     } else if (flag == "--frames" || flag == "--warm-up" || flag == "--in-flight" ||
-               flag == "--legacy-wait") {
+               flag == "--legacy-wait" || flag == "--gpus") {
       if (!parse_int(value, &number))
         return "bad " + flag + " " + value;
       if (flag == "--frames")
@@ -82,6 +83,8 @@ std::string parse_streams_options(int argc, const char* const* argv, StreamsOpti
         options->warm_up = number;
       else if (flag == "--in-flight")
         options->in_flight = number;
+      else if (flag == "--gpus")
+        options->gpus = number;
       else
         options->legacy_wait = number != 0;
     } else {  // --timeline-csv
@@ -93,6 +96,12 @@ std::string parse_streams_options(int argc, const char* const* argv, StreamsOpti
     return "--frames must be >= 1 and --warm-up >= 0";
   if (options->in_flight < 1 || options->in_flight > CudaSiftExtractor::kMaxInFlight)
     return "--in-flight must be 1.." + std::to_string(CudaSiftExtractor::kMaxInFlight);
+  if (options->gpus < 1 || options->gpus > 16)
+    return "--gpus must be 1..16";
+  // The frames' events are timed against one reference event, which only its own device's
+  // events can be compared with.
+  if (options->timeline && options->gpus > 1)
+    return "--timeline needs --gpus 1";
   return "";
 }
 

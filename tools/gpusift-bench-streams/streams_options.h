@@ -14,6 +14,7 @@ struct StreamsOptions {
   int frames = 300;
   int warm_up = 20;
   int in_flight = 2;  // 1..CudaSiftExtractor::kMaxInFlight
+  int gpus = 1;       // instance i runs on device i % gpus
   bool legacy_wait = true;
   bool timeline = false;
   std::string timeline_csv;  // implies timeline

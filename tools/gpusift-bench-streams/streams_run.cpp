@@ -70,11 +70,17 @@ void instance_thread(const StreamsOptions& options, const InstanceSettings& sett
   gates->done.arrive_and_wait();
 }
 
-size_t used_device_bytes() {
-  size_t free = 0, total = 0;
-  if (cudaMemGetInfo(&free, &total) != cudaSuccess)
-    throw std::runtime_error("cudaMemGetInfo failed");
-  return total - free;
+// Over devices 0..gpus-1.
+size_t used_device_bytes(int gpus) {
+  size_t used = 0;
+  for (int id = 0; id < gpus; ++id) {
+    const ScopedCudaDevice device(id);
+    size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess)
+      throw std::runtime_error("cudaMemGetInfo failed");
+    used += total - free;
+  }
+  return used;
 }
 
 }  // namespace
@@ -85,17 +91,19 @@ StreamsResult run_streams(const StreamsOptions& options, const std::vector<uint8
   cudaEvent_t reference = nullptr;
   if (cudaEventCreate(&reference) != cudaSuccess)
     throw std::runtime_error("cudaEventCreate failed");
-  const InstanceSettings settings{&nv12, options.width, options.height, options.in_flight,
-                                  options.legacy_wait};
-  const size_t used_before = used_device_bytes();
+  std::vector<InstanceSettings> settings;
+  for (int i = 0; i < streams; ++i)
+    settings.push_back(InstanceSettings{&nv12, i % options.gpus, options.width, options.height,
+                                        options.in_flight, options.legacy_wait});
+  const size_t used_before = used_device_bytes(options.gpus);
   Gates gates(streams + 1);
   std::vector<Slot> slots(streams);
   std::vector<std::thread> threads;
   for (int i = 0; i < streams; ++i)
-    threads.emplace_back(instance_thread, std::cref(options), std::cref(settings), reference, i,
+    threads.emplace_back(instance_thread, std::cref(options), std::cref(settings[i]), reference, i,
                          &gates, &slots[i]);
   gates.ready.arrive_and_wait();
-  const size_t used_after = used_device_bytes();
+  const size_t used_after = used_device_bytes(options.gpus);
   cudaEventRecord(reference, cudaStreamLegacy);
   cudaEventSynchronize(reference);
   const Clock::time_point start = Clock::now();

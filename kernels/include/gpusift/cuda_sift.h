@@ -14,6 +14,7 @@
 
 #include "gpusift/features.h"
 #include "gpusift/frame.h"
+#include "gpusift/host_frame_access.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/sift_params.h"
 
@@ -63,6 +64,10 @@ class CudaSiftExtractor {
   DeviceFeatures device_features() const;
   const SiftParams& params() const;
   int device_id() const;
+  // Applies from the next begin(); the default is kAuto. Throws gpusift::Error(kInvalidArgument)
+  // for kMapped on a device that cannot map host memory.
+  void set_host_frame_access(HostFrameAccess access);
+  bool maps_host_frames() const;
   size_t reserved_device_bytes() const;
   size_t reserved_pinned_bytes() const;
 

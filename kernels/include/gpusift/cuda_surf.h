@@ -33,6 +33,9 @@ class CudaSurfExtractor {
 
   DeviceFeatures device_features() const;
   const SurfParams& params() const;
+  // As CudaSiftExtractor's.
+  void set_host_frame_access(HostFrameAccess access);
+  bool maps_host_frames() const;
   size_t reserved_device_bytes() const;
 
  private:

@@ -10,6 +10,7 @@
 
 #include "gpusift/features.h"
 #include "gpusift/frame.h"
+#include "gpusift/host_frame_access.h"
 #include "gpusift/method.h"
 #include "gpusift/sift_params.h"
 
@@ -51,6 +52,13 @@ class Extractor {
     (void)out;
     return false;
   }
+
+  // How the CUDA backend reads frames in host memory (kAuto unless set), from the next frame on.
+  // Throws gpusift::Error(kInvalidArgument) for kMapped on a device that cannot map host memory.
+  // The CPU backend reads them in place whatever is asked.
+  virtual void set_host_frame_access(HostFrameAccess access) { (void)access; }
+  // True when host frames reach the first kernel without an upload.
+  virtual bool reads_host_frames_in_place() const { return true; }
 
   // GRAY8 frame in host memory, rows pitch_bytes apart.
   void extract_gray8(const uint8_t* gray, size_t pitch_bytes, int width, int height,
