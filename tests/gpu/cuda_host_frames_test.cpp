@@ -105,10 +105,10 @@ TEST_F(CudaHostFrames, SiftMappedEqualsCopiedForEveryKindOfHostMemory) {
       {"pinned gray", host_view(pinned.data(), pinned.pitch(), gray, PixelFormat::kGray8)},
       {"pinned odd padded",
        host_view(pinned_padded.data(), pinned_padded.pitch(), odd, PixelFormat::kGray8)},
-      {"pinned rgba", host_view(pinned_rgba.data(), pinned_rgba.pitch(), rgba,
-                                PixelFormat::kRgba8)},
-      {"registered gray", host_view(registered.image().data, registered.image().step, gray,
-                                    PixelFormat::kGray8)},
+      {"pinned rgba",
+       host_view(pinned_rgba.data(), pinned_rgba.pitch(), rgba, PixelFormat::kRgba8)},
+      {"registered gray",
+       host_view(registered.image().data, registered.image().step, gray, PixelFormat::kGray8)},
   };
   for (const bool upscale : {false, true}) {
     SiftParams params;

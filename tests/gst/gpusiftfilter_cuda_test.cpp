@@ -166,7 +166,8 @@ std::vector<std::vector<GstKeypoint>> keypoints_from_pinned_then_pageable(
 }
 
 bool same_keypoints(const std::vector<GstKeypoint>& a, const std::vector<GstKeypoint>& b) {
-  return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(GstKeypoint)) == 0;
+  return a.size() == b.size() &&
+         std::memcmp(a.data(), b.data(), a.size() * sizeof(GstKeypoint)) == 0;
 }
 
 // Upstream gets a pool of pinned memory, which the GPU reads without a staging copy (uploaded by
@@ -309,7 +310,8 @@ TEST(CudaFilterDevices, FiltersOfOnePipelineRunOnTheirOwnGpus) {
     GTEST_SKIP() << "needs two CUDA devices, " << devices << " present";
   const size_t before[2] = {used_bytes_on(0), used_bytes_on(1)};
   GstElement* pipeline = gst_parse_launch(
-      "videotestsrc num-buffers=10 pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080 ! "
+      "videotestsrc num-buffers=10 pattern=smpte ! video/x-raw,format=NV12,width=1920,height=1080 "
+      "! "
       "tee name=t t. ! queue ! gpusiftfilter backend=cuda cuda-device-id=0 ! fakesink "
       "t. ! queue ! gpusiftfilter backend=cuda cuda-device-id=1 ! fakesink",
       nullptr);

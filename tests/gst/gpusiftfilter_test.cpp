@@ -307,8 +307,8 @@ TEST(GpusiftFilter, HostFrameAccessDefaultsToAutoAndLeavesTheCpuBackendAlone) {
     teardown(h);
   }
   GError* error = nullptr;
-  GstElement* refused = gst_parse_launch("fakesrc ! gpusiftfilter host-frame-access=zero ! fakesink",
-                                         &error);
+  GstElement* refused =
+      gst_parse_launch("fakesrc ! gpusiftfilter host-frame-access=zero ! fakesink", &error);
   EXPECT_NE(error, nullptr);
   g_clear_error(&error);
   if (refused)

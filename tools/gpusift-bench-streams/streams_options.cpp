@@ -16,8 +16,8 @@ const char kStreamsUsage[] =
 
 namespace {
 
-const char* const kValueFlags[] = {"--image",     "--streams",     "--size",
-                                   "--frames",    "--warm-up",     "--in-flight",
+const char* const kValueFlags[] = {"--image",       "--streams",      "--size",
+                                   "--frames",      "--warm-up",      "--in-flight",
                                    "--legacy-wait", "--timeline-csv", "--gpus"};
 
 bool parse_int(const std::string& text, int* value) {
