@@ -4,8 +4,9 @@
 # repeated by imagefreeze, in system memory (float descriptors, upscale off). Prints a markdown
 # table of the aggregate frame rate: branches x frames over gst-launch's execution time. The
 # environment as for pipeline-bench.sh (run.sh sets it up); FRAMES (default 1000) frames per
-# branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default 1: branch i gets
-# cuda-device-id=i mod GPUS).
+# branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default 1): with more,
+# one independent source and tee per GPU in the same process, each feeding BRANCHES / GPUS
+# branches with cuda-device-id set to its GPU.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 frames=${FRAMES:-1000}
@@ -19,15 +20,21 @@ for element in filesrc pnmdec videoconvert videoscale imagefreeze tee queue gpus
   fi
 done
 
-seconds_of() {  # branches; prints gst-launch's execution time in seconds, or nothing
+chain() {  # gpu branches; one source and its tee, the branches on that GPU
   local branches=""
-  for ((i = 0; i < $1; i++)); do
-    branches+=" t. ! queue ! gpusiftfilter backend=$backend cuda-device-id=$((i % gpus)) ! fakesink"
+  for ((i = 0; i < $2; i++)); do
+    branches+=" t$1. ! queue ! gpusiftfilter backend=$backend cuda-device-id=$1 ! fakesink"
   done
-  # shellcheck disable=SC2086 # the branches are separate gst-launch arguments
-  timeout 300 gst-launch-1.0 filesrc location=tests/data/astronaut.pnm ! pnmdec ! videoconvert ! \
-    videoscale ! video/x-raw,width=1920,height=1080,format=NV12 ! \
-    imagefreeze num-buffers="$frames" ! tee name=t $branches 2>&1 |
+  echo "filesrc location=tests/data/astronaut.pnm ! pnmdec ! videoconvert ! videoscale !" \
+    "video/x-raw,width=1920,height=1080,format=NV12 ! imagefreeze num-buffers=$frames !" \
+    "tee name=t$1 $branches"
+}
+
+seconds_of() {  # branches; prints gst-launch's execution time in seconds, or nothing
+  local chains=""
+  for ((g = 0; g < gpus; g++)); do chains+=" $(chain "$g" $(($1 / gpus)))"; done
+  # shellcheck disable=SC2086 # the chains are separate gst-launch arguments
+  timeout 300 gst-launch-1.0 $chains 2>&1 |
     sed -n 's/.*Execution ended after \([0-9:.]*\).*/\1/p' | awk -F: '{print $1*3600 + $2*60 + $3}'
 }
 
