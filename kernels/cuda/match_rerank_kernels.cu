@@ -332,7 +332,7 @@ __global__ void decide_kernel(const TwoNearest* forward, const TwoNearest* backw
   bool keep = passes_ratio_test(n, ratio);
   if (keep && cross_check)
     keep = backward[n.best.index].best.index == i;
-  const Decision d{keep ? n.best.index : -1, keep ? sqrtf(n.best.distance_sq) : 0.f};
+  const Decision d{keep ? n.best.index : -1, keep ? sqrt_rn(n.best.distance_sq) : 0.f};
   decisions[i] = d;
   if (keep && nearest_query_of_train)
     atomicMin(&nearest_query_of_train[d.train], nearest_query_key(d, i));

@@ -4,7 +4,7 @@
 # CCCL, libdevice, ptxas 12.9, libcudart_static), through tools/cuda12/clang-nvcc, an nvcc for
 # meson. Run tools/cuda12/setup-toolchain.sh first (it fetches the wheels). The executables link
 # the CUDA runtime statically: on the GPU host they need the driver (libcuda.so.1) and the Debian
-# libraries that tools/gpu/prepare.sh carries (GPUSIFT_CUDA12_BUILD=build-cuda12-run).
+# libraries that tools/gpu/prepare.sh carries (GPUSIFT_CUDA12_RUN_BUILD=build-cuda12-run).
 # Environment: GPUSIFT_CUDA12_RUN_BUILD (build-cuda12-run), GPUSIFT_CUDA12_ARCHS (9.0).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)

@@ -3,7 +3,7 @@
 # tests, benchmarks and pipelines into .gpu/ (git-ignored): binaries, the plugin, the meta
 # library and a GStreamer/OpenCV runtime (../shared/gpu/bundle-runtime.sh). Then, with the
 # device tool: carry .gpu and tests/data; command: bash tools/gpu/run.sh
-# GPUSIFT_CUDA12_BUILD (e.g. build-cuda12-run): also the CUDA 12.9 GPU suites, which
+# GPUSIFT_CUDA12_RUN_BUILD (e.g. build-cuda12-run): also the CUDA 12.9 GPU suites, which
 # tools/cuda12/build-runnable.sh builds there (after tools/cuda12/setup-toolchain.sh), into
 # .gpu/cuda12/; on the GPU host: TESTS='.gpu/cuda12/test_*' SANITIZERS= bash tools/gpu/run.sh
 set -euo pipefail
@@ -30,9 +30,9 @@ binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-bench-match" 
   "$build/tools/gpusift-soak" "$build/tools/gpusift-bench-streams")
 cp "${binaries[@]}" .gpu/bin/
 cuda12=()
-if [ -n "${GPUSIFT_CUDA12_BUILD:-}" ]; then
-  GPUSIFT_CUDA12_RUN_BUILD=$GPUSIFT_CUDA12_BUILD tools/cuda12/build-runnable.sh > /dev/null
-  mapfile -t cuda12 < <(find "$GPUSIFT_CUDA12_BUILD/tests/gpu" -maxdepth 1 -type f -executable \
+if [ -n "${GPUSIFT_CUDA12_RUN_BUILD:-}" ]; then
+  tools/cuda12/build-runnable.sh > /dev/null
+  mapfile -t cuda12 < <(find "$GPUSIFT_CUDA12_RUN_BUILD/tests/gpu" -maxdepth 1 -type f -executable \
     -name 'test_*')
   mkdir -p .gpu/cuda12
   cp "${cuda12[@]}" .gpu/cuda12/
@@ -41,6 +41,7 @@ cp "$build"/gst/libgstgpusift.so .gpu/plugins/
 BUNDLE_PLUGINS="x264 coretracers" bash ../shared/gpu/bundle-runtime.sh .gpu/runtime "${binaries[@]}" \
   "${cuda12[@]}" "$build"/gst/libgstgpusift.so >/dev/null
 cp -L "$build"/gst/keypoints/libgstkeypoints-1.0.so.0 .gpu/runtime/lib/
-# The runtime is large; it travels compressed and run.sh unpacks it.
+# The runtime and the CUDA 12 suites are large; they travel compressed and run.sh unpacks them.
 tar -C .gpu -cJf .gpu/runtime.tar.xz runtime && rm -rf .gpu/runtime
+if [ -d .gpu/cuda12 ]; then tar -C .gpu -cJf .gpu/cuda12.tar.xz cuda12 && rm -rf .gpu/cuda12; fi
 du -sh .gpu

@@ -7,6 +7,7 @@ cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/gpusift-out}
 mkdir -p "$out"
 [ -d .gpu/runtime ] || tar -C .gpu -xJf .gpu/runtime.tar.xz
+[ -d .gpu/cuda12 ] || [ ! -f .gpu/cuda12.tar.xz ] || tar -C .gpu -xJf .gpu/cuda12.tar.xz
 source .gpu/runtime/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/.gpu/plugins GST_PLUGIN_PATH=$PWD/.gpu/plugins
 export GPUSIFT_TEST_DATA_DIR=$PWD/tests/data

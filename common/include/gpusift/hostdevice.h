@@ -22,6 +22,17 @@ GPUSIFT_HD int floor_to_int(float value) {
   return static_cast<int>(floorf(value));
 }
 
+// sqrtf rounded to nearest on every compiler: nvcc's sqrtf is (-prec-sqrt=true, its default), but
+// clang's CUDA sqrtf is the approximate instruction (libdevice asks for __CUDA_PREC_SQRT, which
+// clang 16 never sets), and the matcher's distances must equal the CPU's bit for bit.
+GPUSIFT_HD float sqrt_rn(float value) {
+#if defined(__CUDA_ARCH__)
+  return __fsqrt_rn(value);
+#else
+  return sqrtf(value);
+#endif
+}
+
 template <typename T>
 GPUSIFT_HD T min_of(T a, T b) {
   return a < b ? a : b;

@@ -92,7 +92,7 @@ GPUSIFT_HD bool passes_ratio_test(const TwoNearest& nearest, float ratio) {
     return false;
   if (nearest.second.index < 0)
     return true;
-  return sqrtf(nearest.best.distance_sq) < ratio * sqrtf(nearest.second.distance_sq);
+  return sqrt_rn(nearest.best.distance_sq) < ratio * sqrt_rn(nearest.second.distance_sq);
 }
 
 }  // namespace gpusift

@@ -73,7 +73,7 @@ GPUSIFT_HD bool descriptor_sample(const FloatImageView& img, const DescriptorWin
   const float exp_scale = -1.f / (d * d * 0.5f);
   const float weight = expf((c_rot * c_rot + r_rot * r_rot) * exp_scale);
   float obin = (gradient_angle_degrees(dy, dx) - win.angle_degrees) * (n / 360.f);
-  const float mag = sqrtf(dx * dx + dy * dy) * weight;
+  const float mag = sqrt_rn(dx * dx + dy * dy) * weight;
 
   const int r0 = floor_to_int(rbin), c0 = floor_to_int(cbin);
   int o0 = floor_to_int(obin);
@@ -133,13 +133,13 @@ GPUSIFT_HD void normalize_descriptor(float* descriptor) {
   float sum_sq = 0.f;
   for (int k = 0; k < kDescriptorLength; ++k)
     sum_sq += descriptor[k] * descriptor[k];
-  const float clamp = sqrtf(sum_sq) * kDescriptorClamp;
+  const float clamp = sqrt_rn(sum_sq) * kDescriptorClamp;
   sum_sq = 0.f;
   for (int k = 0; k < kDescriptorLength; ++k) {
     descriptor[k] = min_of(descriptor[k], clamp);
     sum_sq += descriptor[k] * descriptor[k];
   }
-  const float inv = 1.f / max_of(sqrtf(sum_sq), 1.1920929e-7f);
+  const float inv = 1.f / max_of(sqrt_rn(sum_sq), 1.1920929e-7f);
   for (int k = 0; k < kDescriptorLength; ++k)
     descriptor[k] *= inv;
 }
@@ -157,7 +157,7 @@ GPUSIFT_HD void descriptor_to_rootsift(float* descriptor) {
     l1 += fabsf(descriptor[k]);
   const float inv = 1.f / max_of(l1, 1.1920929e-7f);
   for (int k = 0; k < kDescriptorLength; ++k)
-    descriptor[k] = sqrtf(fabsf(descriptor[k]) * inv);
+    descriptor[k] = sqrt_rn(fabsf(descriptor[k]) * inv);
 }
 
 }  // namespace gpusift

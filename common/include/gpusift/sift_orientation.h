@@ -56,7 +56,7 @@ GPUSIFT_HD bool orientation_sample(const FloatImageView& img, const OrientationW
   if (b < 0)
     b += kOrientationBins;
   *bin = b;
-  *weighted_magnitude = weight * sqrtf(gx * gx + gy * gy);
+  *weighted_magnitude = weight * sqrt_rn(gx * gx + gy * gy);
   return true;
 }
 

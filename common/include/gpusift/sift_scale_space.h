@@ -21,7 +21,7 @@ GPUSIFT_HD int dog_levels(int n_octave_layers) {
 // Blur that takes the (possibly doubled) input to sigma, assuming the camera gave 0.5.
 GPUSIFT_HD float initial_blur_sigma(float sigma, bool upscale) {
   const float assumed = upscale ? 2.f * kSiftAssumedInputBlur : kSiftAssumedInputBlur;
-  return sqrtf(max_of(sigma * sigma - assumed * assumed, 0.01f));
+  return sqrt_rn(max_of(sigma * sigma - assumed * assumed, 0.01f));
 }
 
 // Incremental blur from level-1 to level within an octave (level >= 1).

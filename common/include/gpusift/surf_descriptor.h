@@ -130,7 +130,7 @@ GPUSIFT_HD void normalize_surf_descriptor(float* descriptor, int length) {
   float sum_sq = 0.f;
   for (int k = 0; k < length; ++k)
     sum_sq += descriptor[k] * descriptor[k];
-  const float scale = 1.f / (sqrtf(sum_sq) + 1.1920929e-7f);
+  const float scale = 1.f / (sqrt_rn(sum_sq) + 1.1920929e-7f);
   for (int k = 0; k < length; ++k)
     descriptor[k] *= scale;
 }
