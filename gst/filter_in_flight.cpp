@@ -1,5 +1,7 @@
 #include "filter_in_flight.h"
 
+#include <utility>
+
 namespace gpusift::gst {
 
 void FramesInFlight::hold(GstBuffer* buffer, const GstVideoFrame& mapping, const FrameView& view,
@@ -7,9 +9,16 @@ void FramesInFlight::hold(GstBuffer* buffer, const GstVideoFrame& mapping, const
   frames_.push_back(Frame{buffer, mapping, view, submit_us});
 }
 
+#ifdef GPUSIFT_HAVE_NVMM
+void FramesInFlight::hold(GstBuffer* buffer, std::unique_ptr<NvmmFrame> nvmm, const FrameView& view,
+                          gint64 submit_us) {
+  frames_.push_back(Frame{buffer, GstVideoFrame{}, view, submit_us, std::move(nvmm)});
+}
+#endif
+
 GstBuffer* FramesInFlight::release_oldest(gint64* submit_us) {
   Frame& oldest = frames_.front();
-  gst_video_frame_unmap(&oldest.mapping);
+  unmap(&oldest);
   GstBuffer* buffer = oldest.buffer;
   *submit_us = oldest.submit_us;
   frames_.pop_front();
@@ -18,10 +27,20 @@ GstBuffer* FramesInFlight::release_oldest(gint64* submit_us) {
 
 void FramesInFlight::drop_all() {
   for (Frame& frame : frames_) {
-    gst_video_frame_unmap(&frame.mapping);
+    unmap(&frame);
     gst_buffer_unref(frame.buffer);
   }
   frames_.clear();
+}
+
+void FramesInFlight::unmap(Frame* frame) {
+#ifdef GPUSIFT_HAVE_NVMM
+  if (frame->nvmm) {
+    frame->nvmm.reset();
+    return;
+  }
+#endif
+  gst_video_frame_unmap(&frame->mapping);
 }
 
 }  // namespace gpusift::gst

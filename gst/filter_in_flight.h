@@ -10,6 +10,12 @@
 
 #include "gpusift/frame.h"
 
+#ifdef GPUSIFT_HAVE_NVMM
+#include <memory>
+
+#include "nvmm_frame.h"
+#endif
+
 namespace gpusift::gst {
 
 class FramesInFlight {
@@ -32,6 +38,11 @@ class FramesInFlight {
   GstBuffer* release_oldest(gint64* submit_us);
   // Unmaps and releases them all: only once the extractor no longer reads them.
   void drop_all();
+#ifdef GPUSIFT_HAVE_NVMM
+  // As hold(), for a memory:NVMM frame, whose pixels `nvmm` keeps registered with CUDA.
+  void hold(GstBuffer* buffer, std::unique_ptr<NvmmFrame> nvmm, const FrameView& view,
+            gint64 submit_us);
+#endif
 
  private:
   struct Frame {
@@ -39,7 +50,12 @@ class FramesInFlight {
     GstVideoFrame mapping;
     FrameView view;
     gint64 submit_us;
+#ifdef GPUSIFT_HAVE_NVMM
+    std::unique_ptr<NvmmFrame> nvmm = nullptr;  // instead of `mapping` when set
+#endif
   };
+  static void unmap(Frame* frame);
+
   std::deque<Frame> frames_;
 };
 

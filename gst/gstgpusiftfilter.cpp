@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <utility>
 
 #include "extractor_frame.h"
@@ -34,6 +35,10 @@
 #include "pinned_host_pool.h"
 #endif
 
+#ifdef GPUSIFT_HAVE_NVMM
+#include "nvmm_frame.h"
+#endif
+
 GST_DEBUG_CATEGORY_STATIC(gst_gpusift_filter_debug);
 #define GST_CAT_DEFAULT gst_gpusift_filter_debug
 
@@ -46,8 +51,16 @@ static_assert(offsetof(GstKeypoint, class_id) == offsetof(gpusift::Keypoint, cla
 
 #define SYSTEM_MEMORY_FORMATS \
   "{ GRAY8, NV12, NV21, I420, YV12, Y42B, Y444, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
+#ifdef GPUSIFT_HAVE_NVMM
+// First, so that an upstream offering both (nvvidconv) keeps the frames in NVMM memory.
+#define NVMM_CAPS \
+  GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GPUSIFT_CAPS_FEATURE_MEMORY_NVMM, "{ NV12, RGBA, GRAY8 }") ";"
+#else
+#define NVMM_CAPS ""
+#endif
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #define GPUSIFT_CAPS                                                                       \
+  NVMM_CAPS                                                                                \
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "{ NV12, I420 }") \
   ";" GST_VIDEO_CAPS_MAKE(SYSTEM_MEMORY_FORMATS)
 #else
@@ -68,6 +81,9 @@ struct Runtime {
   gpusift::Features features;
   GstVideoInfo info;
   bool cuda_memory_caps = false;
+#ifdef GPUSIFT_HAVE_NVMM
+  bool nvmm_caps = false;
+#endif
   bool overflow_warned = false;
 #ifdef GPUSIFT_HAVE_GST_CUDA
   gpusift::gst::DeviceDescriptorCopies device_copies;
@@ -439,13 +455,73 @@ GstFlowReturn ensure_extractor(GstGpusiftFilter* self) {
   return GST_FLOW_OK;
 }
 
+// The input's pixels as the extractor reads them: a mapped GstVideoFrame, or with memory:NVMM
+// caps an NvmmFrame.
+struct InputMapping {
+  GstVideoFrame video;
+#ifdef GPUSIFT_HAVE_NVMM
+  std::unique_ptr<gpusift::gst::NvmmFrame> nvmm;  // instead of `video` when set
+#endif
+};
+
+#ifdef GPUSIFT_HAVE_NVMM
+// Read on the element's CUDA context: the CPU backend cannot (NvmmFrame::map says so).
+GstFlowReturn map_nvmm_frame(GstGpusiftFilter* self, GstBuffer* buffer, InputMapping* mapping,
+                             gpusift::FrameView* view) {
+  const Runtime& rt = *self->runtime;
+  GstCudaContext* context = rt.settings.backend == Backend::kCuda ? self->context : nullptr;
+  auto frame = std::make_unique<gpusift::gst::NvmmFrame>();
+  const std::string problem = frame->map(context, buffer, rt.info, view);
+  if (!problem.empty()) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot read the memory:NVMM frame"),
+                      ("%s", problem.c_str()));
+    return GST_FLOW_ERROR;
+  }
+  mapping->nvmm = std::move(frame);
+  return GST_FLOW_OK;
+}
+#endif
+
+// GST_FLOW_OK with `mapping` to unmap once the extractor no longer reads `view`; otherwise an
+// error was posted and nothing is mapped.
+GstFlowReturn map_input(GstGpusiftFilter* self, GstBuffer* buffer, InputMapping* mapping,
+                        gpusift::FrameView* view) {
+#ifdef GPUSIFT_HAVE_NVMM
+  if (self->runtime->nvmm_caps)
+    return map_nvmm_frame(self, buffer, mapping, view);
+#endif
+  return gpusift::gst::map_extractor_frame(GST_ELEMENT(self), buffer, self->runtime->info,
+                                           can_read_on_device(self, buffer), &mapping->video, view);
+}
+
+void unmap_input(InputMapping* mapping) {
+#ifdef GPUSIFT_HAVE_NVMM
+  if (mapping->nvmm) {
+    mapping->nvmm.reset();
+    return;
+  }
+#endif
+  gst_video_frame_unmap(&mapping->video);
+}
+
+// The mapping goes with the buffer into frames in flight.
+void hold_input(gpusift::gst::FramesInFlight* submitted, GstBuffer* buffer, InputMapping* mapping,
+                const gpusift::FrameView& view, gint64 submit_us) {
+#ifdef GPUSIFT_HAVE_NVMM
+  if (mapping->nvmm) {
+    submitted->hold(buffer, std::move(mapping->nvmm), view, submit_us);
+    return;
+  }
+#endif
+  submitted->hold(buffer, mapping->video, view, submit_us);
+}
+
 // One frame in flight: extracted and attached before the buffer leaves.
 GstFlowReturn extract_in_place(GstGpusiftFilter* self, GstBuffer* buffer) {
   Runtime& rt = *self->runtime;
-  GstVideoFrame frame;
+  InputMapping frame;
   gpusift::FrameView view;
-  const GstFlowReturn ret = gpusift::gst::map_extractor_frame(
-      GST_ELEMENT(self), buffer, rt.info, can_read_on_device(self, buffer), &frame, &view);
+  const GstFlowReturn ret = map_input(self, buffer, &frame, &view);
   if (ret != GST_FLOW_OK)
     return ret;
   const gint64 start_us = g_get_monotonic_time();
@@ -453,12 +529,12 @@ GstFlowReturn extract_in_place(GstGpusiftFilter* self, GstBuffer* buffer) {
     ContextScope scope(self);
     rt.extractor->extract(view, &rt.features);
   } catch (const gpusift::Error& error) {
-    gst_video_frame_unmap(&frame);
+    unmap_input(&frame);
     post_library_error(self, error);
     return GST_FLOW_ERROR;
   }
   const gint64 elapsed_us = g_get_monotonic_time() - start_us;
-  gst_video_frame_unmap(&frame);
+  unmap_input(&frame);
   attach_results(self, buffer, elapsed_us);
   return GST_FLOW_OK;
 }
@@ -488,10 +564,9 @@ GstFlowReturn submit_then_collect(GstGpusiftFilter* self, GstBuffer* input, GstB
     *outbuf = buffer;
     return GST_FLOW_OK;
   }
-  GstVideoFrame mapping;
+  InputMapping mapping;
   gpusift::FrameView view;
-  ret = gpusift::gst::map_extractor_frame(GST_ELEMENT(self), buffer, rt.info,
-                                          can_read_on_device(self, buffer), &mapping, &view);
+  ret = map_input(self, buffer, &mapping, &view);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(buffer);
     push_frames_in_flight(self);  // the frames before a bad one still leave
@@ -502,13 +577,13 @@ GstFlowReturn submit_then_collect(GstGpusiftFilter* self, GstBuffer* input, GstB
     ContextScope scope(self);
     rt.extractor->submit(view);
   } catch (const gpusift::Error& error) {
-    gst_video_frame_unmap(&mapping);
+    unmap_input(&mapping);
     gst_buffer_unref(buffer);
     rerun_frames_in_flight(self);
     post_library_error(self, error);
     return GST_FLOW_ERROR;
   }
-  rt.submitted.hold(buffer, mapping, view, g_get_monotonic_time() - start_us);
+  hold_input(&rt.submitted, buffer, &mapping, view, g_get_monotonic_time() - start_us);
   if (rt.submitted.size() < 2)
     return GST_FLOW_OK;
   return collect_oldest(self, outbuf);
@@ -578,6 +653,9 @@ static gboolean gst_gpusift_filter_set_caps(GstBaseTransform* trans, GstCaps* in
   }
   GstCapsFeatures* features = gst_caps_get_features(incaps, 0);
   rt.cuda_memory_caps = features && gst_caps_features_contains(features, "memory:CUDAMemory");
+#ifdef GPUSIFT_HAVE_NVMM
+  rt.nvmm_caps = features && gst_caps_features_contains(features, GPUSIFT_CAPS_FEATURE_MEMORY_NVMM);
+#endif
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT, static_cast<void*>(incaps));
   return TRUE;
 }
@@ -640,6 +718,18 @@ static void gst_gpusift_filter_set_context(GstElement* element, GstContext* cont
   GST_ELEMENT_CLASS(gst_gpusift_filter_parent_class)->set_context(element, context);
 }
 
+#ifdef GPUSIFT_HAVE_GST_CUDA
+// Frames of these caps are not in system memory, so a pool of pinned memory is no use to them.
+static bool in_device_memory(GstCaps* caps) {
+  GstCapsFeatures* features = gst_caps_get_features(caps, 0);
+#ifdef GPUSIFT_HAVE_NVMM
+  if (gst_caps_features_contains(features, GPUSIFT_CAPS_FEATURE_MEMORY_NVMM))
+    return true;
+#endif
+  return gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+#endif
+
 // On the GPU, frames in system memory are best in pinned memory, which is uploaded without a
 // copy into staging: offered upstream when nothing downstream offered a pool of its own.
 static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
@@ -653,9 +743,7 @@ static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo info;
   if (!self->context || self->runtime->settings.backend != Backend::kCuda || !caps ||
-      gst_caps_features_contains(gst_caps_get_features(caps, 0),
-                                 GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY) ||
-      !gst_video_info_from_caps(&info, caps))
+      in_device_memory(caps) || !gst_video_info_from_caps(&info, caps))
     return answered;
   if (gst_query_get_n_allocation_pools(query) > 0) {
     GST_DEBUG_OBJECT(self, "downstream offered a pool: no pinned pool");

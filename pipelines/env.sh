@@ -6,3 +6,15 @@ build=${GPUSIFT_BUILD_DIR:-$here/build}
 export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$build/gst}
 export GI_TYPELIB_PATH=$build/gst/keypoints${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}
 export LD_LIBRARY_PATH=$build/gst/keypoints${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+
+# Exits with a message naming the first of the GStreamer elements given that is not installed.
+require_elements() {
+  local element
+  for element in "$@"; do
+    if ! gst-inspect-1.0 --exists "$element"; then
+      echo "$(basename "$0"): GStreamer element $element not found" \
+        "(GST_PLUGIN_PATH=$GST_PLUGIN_PATH)" >&2
+      exit 1
+    fi
+  done
+}
