@@ -14,6 +14,7 @@
 #include <string>
 #include <utility>
 
+#include "element_cuda_objects.h"
 #include "extractor_frame.h"
 #include "feature_settings_query.h"
 #include "filter_in_flight.h"
@@ -169,7 +170,13 @@ bool choose_backend(GstGpusiftFilter* self, FilterSettings* settings) {
   }
   const char* reason = "no usable CUDA device or driver";
 #else
-  const char* reason = "gpusift was built without the CUDA backend or gstreamer-cuda";
+  // Without gstreamer-cuda (GStreamer 1.20) the library selects the device: no context sharing
+  // and no CUDA-memory caps, but the same extraction.
+  if (gpusift::gst::cuda_device_present(settings->cuda_device_id)) {
+    settings->backend = Backend::kCuda;
+    return true;
+  }
+  const char* reason = "no CUDA device (or the CUDA backend is not built) with that id";
 #endif
   if (settings->backend == Backend::kCuda) {
     GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("The CUDA backend is not available"),
@@ -212,7 +219,8 @@ bool build_extractor(GstGpusiftFilter* self) {
   try {
     rt.extractor.reset();
     rt.extractor = rt.settings.backend == Backend::kCuda
-                       ? gpusift::create_cuda_extractor_on_current_context(rt.settings.features)
+                       ? gpusift::gst::create_element_cuda_extractor(rt.settings.features,
+                                                                     rt.settings.cuda_device_id)
                        : gpusift::create_extractor(Backend::kCpu, rt.settings.features);
     rt.extractor->set_host_frame_access(rt.settings.host_frame_access);
   } catch (const gpusift::Error& error) {

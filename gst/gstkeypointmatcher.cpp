@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cuda_context_scope.h"
+#include "element_cuda_objects.h"
 #include "feature_settings_query.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
@@ -219,7 +220,7 @@ bool compute_reference_features(GstKeypointMatcher* self, const GstKeypointsMeta
     CudaContextScope scope(self->context);
     std::unique_ptr<gpusift::Extractor> extractor =
         rt.settings.backend == Backend::kCuda
-            ? gpusift::create_cuda_extractor_on_current_context(config)
+            ? gpusift::gst::create_element_cuda_extractor(config, rt.settings.cuda_device_id)
             : gpusift::create_extractor(Backend::kCpu, config);
     rt.reference.compute_features(extractor.get(), config.method);
   } catch (const gpusift::Error& error) {
@@ -387,7 +388,7 @@ static gboolean gst_keypoint_matcher_start(GstBaseTransform* trans) {
   try {
     CudaContextScope scope(self->context);
     rt.matcher = rt.settings.backend == Backend::kCuda
-                     ? gpusift::create_cuda_matcher_on_current_context()
+                     ? gpusift::gst::create_element_cuda_matcher(rt.settings.cuda_device_id)
                      : gpusift::create_matcher(Backend::kCpu);
     rt.finder = std::make_unique<gpusift::objects::ObjectFinder>(rt.matcher.get());
   } catch (const gpusift::Error& e) {

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "cuda_context_scope.h"
+#include "element_cuda_objects.h"
 #include "frame_latency.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
@@ -455,11 +456,12 @@ static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
   try {
     CudaContextScope scope(self->context);
     const bool on_gpu = rt.settings.backend == Backend::kCuda;
-    rt.matcher = on_gpu ? gpusift::create_cuda_matcher_on_current_context()
+    const int device_id = rt.settings.cuda_device_id;
+    rt.matcher = on_gpu ? gpusift::gst::create_element_cuda_matcher(device_id)
                         : gpusift::create_matcher(Backend::kCpu);
     // On the GPU the keyframe's match runs beside the previous frame's, on a stream of its own.
     if (on_gpu)
-      rt.keyframe_matcher = gpusift::create_cuda_matcher_on_current_context();
+      rt.keyframe_matcher = gpusift::gst::create_element_cuda_matcher(device_id);
     rt.tracker = std::make_unique<gpusift::tracking::KeypointTracker>(
         rt.matcher.get(), rt.next_track_id, rt.keyframe_matcher.get());
     if (rt.settings.max_frames_in_flight > 0)

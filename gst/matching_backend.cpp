@@ -1,5 +1,7 @@
 #include "matching_backend.h"
 
+#include "element_cuda_objects.h"
+
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudautils.h>
@@ -19,9 +21,12 @@ bool resolve_matching_backend(GstElement* element, int cuda_device_id, Backend* 
   }
   const char* reason = "no usable CUDA device or driver";
 #else
-  (void)cuda_device_id;
   (void)context;
-  const char* reason = "gpusift was built without the CUDA backend or gstreamer-cuda";
+  if (cuda_device_present(cuda_device_id)) {
+    *backend = Backend::kCuda;
+    return true;
+  }
+  const char* reason = "no CUDA device (or the CUDA backend is not built) with that id";
 #endif
   if (*backend == Backend::kCuda) {
     GST_ELEMENT_ERROR(element, RESOURCE, NOT_FOUND, ("The CUDA backend is not available"),

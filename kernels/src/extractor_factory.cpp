@@ -1,3 +1,4 @@
+#include <memory>
 #include <string>
 
 #include "gpusift/cpu_sift.h"
@@ -99,29 +100,57 @@ class PipelinedCudaSiftExtractor final : public CurrentContextCudaExtractor<Cuda
   }
 };
 
-// Selects the device itself, for callers without their own context management.
-// OnContext: CurrentContextCudaExtractor<CudaSurfExtractor> or PipelinedCudaSiftExtractor.
+// Selects the device itself, for callers without their own context management: the device is
+// made current around every call, so that any thread may use the extractor (the CUDA runtime's
+// current device is per thread). OnContext: CurrentContextCudaExtractor<CudaSurfExtractor> or
+// PipelinedCudaSiftExtractor.
 template <typename OnContext>
 class CudaExtractor final : public Extractor {
  public:
   template <typename Params>
-  CudaExtractor(const Params& params, int device_id) : device_(device_id), impl_(params) {}
-  Backend backend() const override { return Backend::kCuda; }
-  void extract(const FrameView& frame, Features* out) override { impl_.extract(frame, out); }
-  int max_in_flight() const override { return impl_.max_in_flight(); }
-  int in_flight() const override { return impl_.in_flight(); }
-  void submit(const FrameView& frame) override { impl_.submit(frame); }
-  void collect(Features* out) override { impl_.collect(out); }
-  void cancel() override { impl_.cancel(); }
-  bool device_features(DeviceFeatures* out) const override { return impl_.device_features(out); }
-  void set_host_frame_access(HostFrameAccess access) override {
-    impl_.set_host_frame_access(access);
+  CudaExtractor(const Params& params, int device_id) {
+    const ScopedCudaDevice device(device_id);
+    device_id_ = device.id();
+    impl_ = std::make_unique<OnContext>(params);
   }
-  bool reads_host_frames_in_place() const override { return impl_.reads_host_frames_in_place(); }
+  ~CudaExtractor() override {
+    try {
+      const ScopedCudaDevice device(device_id_);
+      impl_.reset();
+    } catch (const Error&) {
+      impl_.reset();
+    }
+  }
+  Backend backend() const override { return Backend::kCuda; }
+  void extract(const FrameView& frame, Features* out) override {
+    on_device([&] { impl_->extract(frame, out); });
+  }
+  int max_in_flight() const override { return impl_->max_in_flight(); }
+  int in_flight() const override { return impl_->in_flight(); }
+  void submit(const FrameView& frame) override {
+    on_device([&] { impl_->submit(frame); });
+  }
+  void collect(Features* out) override {
+    on_device([&] { impl_->collect(out); });
+  }
+  void cancel() override {
+    on_device([&] { impl_->cancel(); });
+  }
+  bool device_features(DeviceFeatures* out) const override { return impl_->device_features(out); }
+  void set_host_frame_access(HostFrameAccess access) override {
+    on_device([&] { impl_->set_host_frame_access(access); });
+  }
+  bool reads_host_frames_in_place() const override { return impl_->reads_host_frames_in_place(); }
 
  private:
-  ScopedCudaDevice device_;
-  OnContext impl_;
+  template <typename Call>
+  void on_device(Call&& call) {
+    const ScopedCudaDevice device(device_id_);
+    call();
+  }
+
+  int device_id_ = 0;
+  std::unique_ptr<OnContext> impl_;
 };
 #endif
 

@@ -71,27 +71,46 @@ class CurrentContextCudaMatcher : public Matcher {
   CudaMatcher impl_;
 };
 
-// Selects the device itself, for callers without their own context management.
+// Selects the device itself, for callers without their own context management: the device is
+// made current around every call, so that any thread may use the matcher.
 class CudaMatcherOnDevice final : public Matcher {
  public:
-  explicit CudaMatcherOnDevice(int device_id) : device_(device_id) {}
+  explicit CudaMatcherOnDevice(int device_id) {
+    const ScopedCudaDevice device(device_id);
+    device_id_ = device.id();
+    impl_ = std::make_unique<CurrentContextCudaMatcher>();
+  }
+  ~CudaMatcherOnDevice() override {
+    try {
+      const ScopedCudaDevice device(device_id_);
+      impl_.reset();
+    } catch (const Error&) {
+      impl_.reset();
+    }
+  }
   Backend backend() const override { return Backend::kCuda; }
   void match(const DescriptorSetView& query, const DescriptorSetView& train,
              const MatchParams& params, std::vector<Match>* out) override {
-    impl_.match(query, train, params, out);
+    const ScopedCudaDevice device(device_id_);
+    impl_->match(query, train, params, out);
   }
   MotionEstimate estimate_motion(const std::vector<PointPair>& pairs,
                                  const RansacParams& params) override {
-    return impl_.estimate_motion(pairs, params);
+    const ScopedCudaDevice device(device_id_);
+    return impl_->estimate_motion(pairs, params);
   }
   void begin_match_and_fit(const MatchAndFitRequest& request) override {
-    impl_.begin_match_and_fit(request);
+    const ScopedCudaDevice device(device_id_);
+    impl_->begin_match_and_fit(request);
   }
-  void finish_match_and_fit(MatchAndFitResult* out) override { impl_.finish_match_and_fit(out); }
+  void finish_match_and_fit(MatchAndFitResult* out) override {
+    const ScopedCudaDevice device(device_id_);
+    impl_->finish_match_and_fit(out);
+  }
 
  private:
-  ScopedCudaDevice device_;
-  CurrentContextCudaMatcher impl_;
+  int device_id_ = 0;
+  std::unique_ptr<CurrentContextCudaMatcher> impl_;
 };
 #endif
 
