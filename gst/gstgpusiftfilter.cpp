@@ -65,7 +65,7 @@ static_assert(offsetof(GstKeypoint, class_id) == offsetof(gpusift::Keypoint, cla
   GST_VIDEO_CAPS_MAKE_WITH_FEATURES(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, "{ NV12, I420 }") \
   ";" GST_VIDEO_CAPS_MAKE(SYSTEM_MEMORY_FORMATS)
 #else
-#define GPUSIFT_CAPS GST_VIDEO_CAPS_MAKE(SYSTEM_MEMORY_FORMATS)
+#define GPUSIFT_CAPS NVMM_CAPS GST_VIDEO_CAPS_MAKE(SYSTEM_MEMORY_FORMATS)
 #endif
 
 static GstStaticPadTemplate sink_template =
@@ -473,13 +473,18 @@ struct InputMapping {
 };
 
 #ifdef GPUSIFT_HAVE_NVMM
-// Read on the element's CUDA context: the CPU backend cannot (NvmmFrame::map says so).
+// Read on the element's CUDA context or device: the CPU backend cannot (NvmmFrame::map says so).
 GstFlowReturn map_nvmm_frame(GstGpusiftFilter* self, GstBuffer* buffer, InputMapping* mapping,
                              gpusift::FrameView* view) {
   const Runtime& rt = *self->runtime;
-  GstCudaContext* context = rt.settings.backend == Backend::kCuda ? self->context : nullptr;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  const gpusift::gst::NvmmCudaTarget target{self->context, rt.settings.cuda_device_id};
+#else
+  const gpusift::gst::NvmmCudaTarget target{nullptr, rt.settings.cuda_device_id};
+#endif
   auto frame = std::make_unique<gpusift::gst::NvmmFrame>();
-  const std::string problem = frame->map(context, buffer, rt.info, view);
+  const std::string problem =
+      frame->map(rt.settings.backend == Backend::kCuda ? &target : nullptr, buffer, rt.info, view);
   if (!problem.empty()) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot read the memory:NVMM frame"),
                       ("%s", problem.c_str()));

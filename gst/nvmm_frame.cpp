@@ -64,10 +64,34 @@ std::string descriptor_problem(const GstMapInfo& map, const GstVideoInfo& info) 
   return "";
 }
 
+// Makes `target` current for the scope.
+class TargetScope {
+ public:
+  explicit TargetScope(const NvmmCudaTarget& target) : context_(target.context) {
+#ifndef GPUSIFT_HAVE_GST_CUDA
+    const int device = target.device_id < 0 ? 0 : target.device_id;
+    if (cudaGetDevice(&previous_) == cudaSuccess && previous_ != device &&
+        cudaSetDevice(device) == cudaSuccess)
+      restore_ = true;
+#endif
+  }
+  ~TargetScope() {
+    if (restore_)
+      cudaSetDevice(previous_);
+  }
+  TargetScope(const TargetScope&) = delete;
+  TargetScope& operator=(const TargetScope&) = delete;
+
+ private:
+  CudaContextScope context_;
+  int previous_ = 0;
+  bool restore_ = false;
+};
+
 }  // namespace
 
-std::string NvmmFrame::map(CudaContextPointer context, GstBuffer* buffer, const GstVideoInfo& info,
-                           FrameView* view) {
+std::string NvmmFrame::map(const NvmmCudaTarget* target, GstBuffer* buffer,
+                           const GstVideoInfo& info, FrameView* view) {
   release();
   // Mapping several memories would merge them into a copy, which is no NvBufSurface.
   if (gst_buffer_n_memory(buffer) != 1)
@@ -77,10 +101,13 @@ std::string NvmmFrame::map(CudaContextPointer context, GstBuffer* buffer, const 
     return "the memory:NVMM buffer cannot be mapped for reading";
   buffer_ = buffer;
   std::string problem = descriptor_problem(map_, info);
-  if (problem.empty() && !context)
+  if (problem.empty() && !target)
     problem = "memory:NVMM frames are read by CUDA, and this stream runs on the CPU backend";
   if (problem.empty()) {
-    context_ = static_cast<CudaContextPointer>(gst_object_ref(context));
+    target_ = *target;
+#ifdef GPUSIFT_HAVE_GST_CUDA
+    gst_object_ref(target_.context);
+#endif
     problem = map_surface(info, view);
   }
   if (!problem.empty())
@@ -98,8 +125,8 @@ std::string NvmmFrame::map_surface(const GstVideoInfo& info, FrameView* view) {
   void* image = surface->surfaceList[0].mappedAddr.eglImage;
   if (!image)
     return "NvBufSurfaceMapEglImage left no EGL image";
-  CudaContextScope scope(context_);
-  // The runtime's EGL interop works on the context pushed above, as the extractor does.
+  TargetScope scope(target_);
+  // The runtime's EGL interop works on the context made current above, as the extractor does.
   const cudaError_t registered = cudaGraphicsEGLRegisterImage(
       &resource_, static_cast<EGLImageKHR>(image), cudaGraphicsRegisterFlagsNone);
   if (registered != cudaSuccess) {
@@ -132,7 +159,7 @@ std::string NvmmFrame::map_surface(const GstVideoInfo& info, FrameView* view) {
 
 void NvmmFrame::release() {
   if (resource_) {
-    CudaContextScope scope(context_);
+    TargetScope scope(target_);
     const cudaError_t status = cudaGraphicsUnregisterResource(resource_);
     if (status != cudaSuccess)
       GST_WARNING("%s", cuda_problem("cudaGraphicsUnregisterResource", status).c_str());
@@ -143,10 +170,11 @@ void NvmmFrame::release() {
       GST_WARNING("NvBufSurfaceUnMapEglImage failed");
     surface_ = nullptr;
   }
-  if (context_) {
-    gst_object_unref(context_);
-    context_ = nullptr;
-  }
+#ifdef GPUSIFT_HAVE_GST_CUDA
+  if (target_.context)
+    gst_object_unref(target_.context);
+#endif
+  target_ = NvmmCudaTarget{nullptr, -1};
   if (buffer_) {
     gst_buffer_unmap(buffer_, &map_);
     buffer_ = nullptr;

@@ -17,6 +17,13 @@ struct cudaGraphicsResource;
 
 namespace gpusift::gst {
 
+// Where a frame's CUDA calls go: the element's GstCudaContext with gstreamer-cuda; without it
+// (GStreamer 1.20, JetPack 6) the CUDA device device_id (-1: 0), made current around them.
+struct NvmmCudaTarget {
+  CudaContextPointer context;
+  int device_id;
+};
+
 // Holds the mapping and the CUDA registration until release() or destruction, which must come
 // only once the extractor no longer reads the pixels (after extract(), collect() or cancel()).
 class NvmmFrame {
@@ -26,13 +33,13 @@ class NvmmFrame {
   NvmmFrame(const NvmmFrame&) = delete;
   NvmmFrame& operator=(const NvmmFrame&) = delete;
 
-  // Maps `buffer`, a memory:NVMM frame of `info` (NV12, RGBA or GRAY8), for reading on `context`
-  // (pushed here; null when the stream runs on the CPU backend, which cannot read it). Empty on
-  // success, with `view` reading the luma or packed plane in device memory; otherwise what is
-  // wrong, and nothing is held. `buffer` must outlive the mapping.
-  std::string map(CudaContextPointer context, GstBuffer* buffer, const GstVideoInfo& info,
+  // Maps `buffer`, a memory:NVMM frame of `info` (NV12, RGBA or GRAY8), for reading on `target`
+  // (null when the stream runs on the CPU backend, which cannot read it). Empty on success, with
+  // `view` reading the luma or packed plane in device memory; otherwise what is wrong, and
+  // nothing is held. `buffer` must outlive the mapping.
+  std::string map(const NvmmCudaTarget* target, GstBuffer* buffer, const GstVideoInfo& info,
                   FrameView* view);
-  // Unregisters and unmaps (pushing the context of map()); nothing when nothing is held.
+  // Unregisters and unmaps (on the target of map()); nothing when nothing is held.
   void release();
 
  private:
@@ -42,7 +49,7 @@ class NvmmFrame {
   GstMapInfo map_{};
   void* surface_ = nullptr;  // the NvBufSurface whose first EGL image is mapped, when set
   cudaGraphicsResource* resource_ = nullptr;
-  CudaContextPointer context_ = nullptr;  // a reference, while resource_ is set
+  NvmmCudaTarget target_{nullptr, -1};  // its context a reference, while surface_ is set
 };
 
 }  // namespace gpusift::gst

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The memory:NVMM (Jetson) code path, compiled and linked without a Jetson: against the test
 # stand-in of nvbufsurface.h (tests/nvmm_stub, our own declarations, not NVIDIA's layout) and a
-# stub libnvbufsurface whose calls all fail. Configures build-nvmm-stub with -Dnvmm=enabled, builds
+# stub libnvbufsurface whose calls all fail. Configures build-nvmm-stub with -Dnvmm=enabled and, as
+# on JetPack 6 (GStreamer 1.20), -Dgst-cuda=disabled, builds
 # the plugin and its NVMM suite with warnings as errors, checks that gpusiftfilter offers
 # memory:NVMM caps, and runs the suite (malformed NVMM buffers; no frame is ever mapped). Proves
 # that the code compiles and that bad input fails cleanly, nothing about a real Jetson.
@@ -15,14 +16,15 @@ stub=$PWD/tests/nvmm_stub
 libdir=$(mkdir -p "$builddir/nvmm-stub" && cd "$builddir/nvmm-stub" && pwd)
 cc -shared -fPIC -Wall -Wextra -Werror -I"$stub/include" -Wl,-soname,libnvbufsurface.so \
   -o "$libdir/libnvbufsurface.so" "$stub/nvbufsurface_stub.c"
-[ -f "$builddir/build.ninja" ] || meson setup "$builddir" -Dnvmm=enabled \
+[ -f "$builddir/build.ninja" ] || meson setup "$builddir" -Dnvmm=enabled -Dgst-cuda=disabled \
   -Djetson_multimedia_api="$stub" -Dnvbufsurface_libdir="$libdir" --werror
 if ! meson introspect "$builddir" --buildoptions | /usr/bin/python3 -c '
 import json, sys
 options = {o["name"]: o["value"] for o in json.load(sys.stdin)}
-sys.exit(options["nvmm"] != "enabled" or options["jetson_multimedia_api"] != sys.argv[1])' "$stub"
+sys.exit(options["nvmm"] != "enabled" or options["gst-cuda"] != "disabled" or
+         options["jetson_multimedia_api"] != sys.argv[1])' "$stub"
 then
-  echo "$builddir is not configured with -Dnvmm=enabled against $stub" >&2
+  echo "$builddir is not configured with -Dnvmm=enabled -Dgst-cuda=disabled against $stub" >&2
   exit 1
 fi
 ninja -C "$builddir" gst/libgstgpusift.so tests/gst/test_gpusiftfilter_nvmm
