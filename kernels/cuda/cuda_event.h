@@ -19,11 +19,18 @@ class Event {
   Event& operator=(const Event&) = delete;
 
   void record(cudaStream_t stream) {
-    if (!event_)
-      check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+    create();
     check(cudaEventRecord(event_, stream), "cudaEventRecord");
   }
   void synchronize() { check(cudaEventSynchronize(event_), "cudaEventSynchronize"); }
+  // Work enqueued on `stream` from now on waits for the last record().
+  void wait_on(cudaStream_t stream) {
+    check(cudaStreamWaitEvent(stream, event_, 0), "cudaStreamWaitEvent");
+  }
+  void create() {
+    if (!event_)
+      check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");
+  }
 
  private:
   cudaEvent_t event_ = nullptr;

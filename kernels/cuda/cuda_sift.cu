@@ -9,6 +9,7 @@
 #include "device_memory.h"
 #include "extract_frame.h"
 #include "feature_kernels.h"
+#include "forked_stream.h"
 #include "frame_staging.h"
 #include "gpusift/cuda_sift.h"
 #include "gpusift/extractor.h"
@@ -106,7 +107,7 @@ struct CudaSiftExtractor::State {
 
   // Per frame size.
   int width = 0, height = 0;
-  DeviceBuffer<float> frame_float, base, scratch, pyramid;
+  DeviceBuffer<float> frame_float, base, scratch, side_scratch, pyramid;
   std::vector<DeviceImage> gaussian_levels_, dog_levels_;  // [octave * levels + level]
   cuda::OctaveTable table{};
 
@@ -127,6 +128,8 @@ struct CudaSiftExtractor::State {
   int finished = -1;            // the slot of the last finished frame
   int finished_count = 0;
   cudaStream_t stream = nullptr;
+  // Where an octave's levels above n_octave_layers run (see enqueue_scale_space).
+  cuda::ForkedStream tails;
 
   ~State() { drop_frames(); }
 
@@ -232,6 +235,7 @@ void CudaSiftExtractor::State::release_layout() {
   frame_float.release();
   base.release();
   scratch.release();
+  side_scratch.release();
   pyramid.release();
   gaussian_levels_.clear();
   dog_levels_.clear();
@@ -257,6 +261,8 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   if (params.upscale)
     base.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
   scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
+  if (octaves > 1)
+    side_scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
   pyramid.reserve(std::max<size_t>(total, 1));
 
   float* cursor = pyramid.get();
@@ -291,17 +297,32 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
     start = DeviceImage{base.get(), width * 2, height * 2, aligned_stride(width * 2)};
     cuda::upscale_2x(input, start, stream);
   }
+  // The levels of an octave above n_octave_layers lead only to its DoGs, not to the next octave:
+  // they run on a side stream while this one decimates level n_octave_layers into the next
+  // octave, so that the many short kernels of the small octaves overlap. Same kernels, same
+  // results; the side stream has its own scratch.
+  bool forked = false;
   for (int o = 0; o < table.count; ++o) {
-    const DeviceImage work{scratch.get(), gaussian(o, 0).width, gaussian(o, 0).height,
-                           gaussian(o, 0).stride};
+    const DeviceImage& level0 = gaussian(o, 0);
+    const DeviceImage work{scratch.get(), level0.width, level0.height, level0.stride};
+    const DeviceImage side_work{side_scratch.get(), level0.width, level0.height, level0.stride};
     if (o == 0)
       cuda::gaussian_blur(start, work, gaussian(0, 0), taps[0], nullptr, stream);
     else
-      cuda::decimate_2x(gaussian(o - 1, params.n_octave_layers), gaussian(o, 0), stream);
-    for (int l = 1; l < levels(); ++l)
-      cuda::gaussian_blur(gaussian(o, l - 1), work, gaussian(o, l), taps[l], &dog(o, l - 1),
-                          stream);
+      cuda::decimate_2x(gaussian(o - 1, params.n_octave_layers), level0, stream);
+    cudaStream_t on = stream;
+    for (int l = 1; l < levels(); ++l) {
+      const bool tail = l > params.n_octave_layers && o + 1 < table.count;
+      if (tail && on == stream) {
+        on = tails.fork(stream);
+        forked = true;
+      }
+      cuda::gaussian_blur(gaussian(o, l - 1), tail ? side_work : work, gaussian(o, l), taps[l],
+                          &dog(o, l - 1), on);
+    }
   }
+  if (forked)
+    tails.join(stream);
   check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");
   const cuda::CandidateList list{candidates.get(), keys.get(), indices.get(), counters.get(),
                                  candidate_capacity};
@@ -509,6 +530,7 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
   s.keypoint_capacity = 2 * s.candidate_capacity;
   s.sorted_bound = s.bound_for(0);
   s.allocate_lists();
+  s.tails.create();
 }
 
 CudaSiftExtractor::~CudaSiftExtractor() = default;
@@ -580,9 +602,9 @@ size_t CudaSiftExtractor::reserved_device_bytes() const {
   size_t slot_bytes = 0;
   for (const ResultSlot& slot : s.slots)
     slot_bytes += slot.staging.device_bytes() + slot.keypoints.bytes() + slot.descriptors.bytes();
-  return s.frame_float.bytes() + s.base.bytes() + s.scratch.bytes() + s.pyramid.bytes() +
-         s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() + s.indices.bytes() +
-         s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
+  return s.frame_float.bytes() + s.base.bytes() + s.scratch.bytes() + s.side_scratch.bytes() +
+         s.pyramid.bytes() + s.candidates.bytes() + s.keys.bytes() + s.keys_sorted.bytes() +
+         s.indices.bytes() + s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
          s.peak_offsets.bytes() + s.angles.bytes() + s.keypoints.bytes() + s.selected.bytes() +
          s.responses.bytes() + s.responses_sorted.bytes() + s.order.bytes() +
          s.order_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + slot_bytes;
