@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "gpusift/color.h"
+#include "overlapped_launch.h"
 #include "pyramid_kernels.h"
 
 namespace gpusift::cuda {
@@ -39,6 +40,8 @@ __global__ void upscale_kernel(DeviceImage src, DeviceImage dst) {
 }
 
 __global__ void decimate_kernel(DeviceImage src, DeviceImage dst) {
+  wait_for_previous_kernel();
+  let_next_kernel_start();
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= dst.width || y >= dst.height)
@@ -47,6 +50,8 @@ __global__ void decimate_kernel(DeviceImage src, DeviceImage dst) {
 }
 
 __global__ void blur_rows_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps) {
+  wait_for_previous_kernel();
+  let_next_kernel_start();
   extern __shared__ float tile[];  // kRowsPerBlock rows of kRowTile + 2 radius
   const int r = taps.radius;
   const int span = kRowTile + 2 * r;
@@ -71,6 +76,8 @@ __global__ void blur_rows_kernel(DeviceImage src, DeviceImage dst, GaussianTaps 
 
 __global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps,
                                     DeviceImage previous, DeviceImage dog) {
+  wait_for_previous_kernel();
+  let_next_kernel_start();
   extern __shared__ float tile[];  // (kColumnTileHeight + 2 radius) rows of kColumnTileWidth
   const int r = taps.radius;
   const int x = blockIdx.x * kColumnTileWidth + threadIdx.x;
@@ -115,6 +122,8 @@ constexpr int kWindowColumnTileHeight = kWindowColumnOutputs * kWindowColumnThre
 template <int R>
 __global__ void __launch_bounds__(kRowThreadsX* kRowLines)
     blur_rows_window_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps) {
+  wait_for_previous_kernel();
+  let_next_kernel_start();
   constexpr int kWindowVectors = (kRowOutputsPerThread + 2 * R + 3) / 4;
   constexpr int kLine = (kRowThreadsX - 1) * kRowOutputsPerThread + 4 * kWindowVectors;
   __shared__ __align__(16) float lines[kRowLines][kLine];
@@ -154,6 +163,8 @@ template <int R>
 __global__ void __launch_bounds__(kWindowColumnThreadsX* kWindowColumnThreadsY)
     blur_columns_window_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps,
                                DeviceImage previous, DeviceImage dog) {
+  wait_for_previous_kernel();
+  let_next_kernel_start();
   constexpr int kSpan = kWindowColumnTileHeight + 2 * R;
   __shared__ float tile[kSpan][kWindowColumnThreadsX];
   const int x = blockIdx.x * kWindowColumnThreadsX + threadIdx.x;
@@ -192,14 +203,13 @@ void blur_with_windows(const DeviceImage& src, const DeviceImage& scratch, const
   const dim3 row_block(kRowThreadsX, kRowLines);
   const dim3 row_grid((src.width + kRowTileWidth - 1) / kRowTileWidth,
                       (src.height + kRowLines - 1) / kRowLines);
-  blur_rows_window_kernel<R><<<row_grid, row_block, 0, stream>>>(src, scratch, taps);
-  check_launch("blur_rows_window_kernel");
+  launch_overlapped(blur_rows_window_kernel<R>, row_grid, row_block, 0, stream,
+                    "blur_rows_window_kernel", src, scratch, taps);
   const dim3 column_block(kWindowColumnThreadsX, kWindowColumnThreadsY);
   const dim3 column_grid((src.width + kWindowColumnThreadsX - 1) / kWindowColumnThreadsX,
                          (src.height + kWindowColumnTileHeight - 1) / kWindowColumnTileHeight);
-  blur_columns_window_kernel<R>
-      <<<column_grid, column_block, 0, stream>>>(scratch, dst, taps, previous, dog);
-  check_launch("blur_columns_window_kernel");
+  launch_overlapped(blur_columns_window_kernel<R>, column_grid, column_block, 0, stream,
+                    "blur_columns_window_kernel", scratch, dst, taps, previous, dog);
 }
 
 using WindowBlur = void (*)(const DeviceImage&, const DeviceImage&, const DeviceImage&,
@@ -245,8 +255,8 @@ void upscale_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t str
 
 void decimate_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t stream) {
   const dim3 block(32, 8);
-  decimate_kernel<<<pixel_grid(dst.width, dst.height, block), block, 0, stream>>>(src, dst);
-  check_launch("decimate_kernel");
+  launch_overlapped(decimate_kernel, pixel_grid(dst.width, dst.height, block), block, 0, stream,
+                    "decimate_kernel", src, dst);
 }
 
 void gaussian_blur(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
@@ -267,8 +277,8 @@ void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch
   const dim3 row_grid((src.width + kRowTile - 1) / kRowTile,
                       (src.height + kRowsPerBlock - 1) / kRowsPerBlock);
   const size_t row_shared = sizeof(float) * kRowsPerBlock * (kRowTile + 2 * taps.radius);
-  blur_rows_kernel<<<row_grid, row_block, row_shared, stream>>>(src, scratch, taps);
-  check_launch("blur_rows_kernel");
+  launch_overlapped(blur_rows_kernel, row_grid, row_block, row_shared, stream, "blur_rows_kernel",
+                    src, scratch, taps);
 
   const dim3 column_block(kColumnTileWidth, kColumnThreadsY);
   const dim3 column_grid((src.width + kColumnTileWidth - 1) / kColumnTileWidth,
@@ -276,9 +286,9 @@ void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch
   const size_t column_shared =
       sizeof(float) * kColumnTileWidth * (kColumnTileHeight + 2 * taps.radius);
   const DeviceImage no_image{nullptr, 0, 0, 0};
-  blur_columns_kernel<<<column_grid, column_block, column_shared, stream>>>(
-      scratch, dst, taps, dog ? src : no_image, dog ? *dog : no_image);
-  check_launch("blur_columns_kernel");
+  launch_overlapped(blur_columns_kernel, column_grid, column_block, column_shared, stream,
+                    "blur_columns_kernel", scratch, dst, taps, dog ? src : no_image,
+                    dog ? *dog : no_image);
 }
 
 }  // namespace gpusift::cuda
