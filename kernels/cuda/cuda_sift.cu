@@ -110,6 +110,7 @@ struct CudaSiftExtractor::State {
   DeviceBuffer<float> frame_float, base, scratch, side_scratch, pyramid;
   std::vector<DeviceImage> gaussian_levels_, dog_levels_;  // [octave * levels + level]
   cuda::OctaveTable table{};
+  cuda::CandidateKeyLayout key_layout{};
 
   // Per parameters (capacity).
   DeviceBuffer<cuda::Candidate> candidates;
@@ -264,6 +265,7 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   if (octaves > 1)
     side_scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
   pyramid.reserve(std::max<size_t>(total, 1));
+  key_layout = cuda::candidate_key_layout(base_w, base_h, params.n_octave_layers, octaves);
 
   float* cursor = pyramid.get();
   table.count = octaves;
@@ -324,8 +326,8 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
   if (forked)
     tails.join(stream);
   check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");
-  const cuda::CandidateList list{candidates.get(), keys.get(), indices.get(), counters.get(),
-                                 candidate_capacity};
+  const cuda::CandidateList list{candidates.get(), keys.get(),         indices.get(),
+                                 counters.get(),   candidate_capacity, key_layout};
   cuda::detect_extrema(table, refine,
                        extremum_prethreshold(params.contrast_threshold, params.n_octave_layers),
                        list, stream);
@@ -336,13 +338,13 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
 void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
   enqueue_scale_space();
   slot.sorted_bound = sorted_bound;
-  const cuda::CandidateList list{candidates.get(), keys.get(), indices.get(), counters.get(),
-                                 sorted_bound};
+  const cuda::CandidateList list{candidates.get(), keys.get(),   indices.get(),
+                                 counters.get(),   sorted_bound, key_layout};
   const int* found = counters.get() + kFoundCandidates;
   const cuda::Scratch scratch_space{list_scratch.get(), list_scratch.bytes()};
   cuda::pad_candidate_keys(list, stream);
   cuda::sort_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
-                    indices_sorted.get(), sorted_bound, cuda::kCandidateKeyBits, stream);
+                    indices_sorted.get(), sorted_bound, key_layout.bits, stream);
   check(cudaMemsetAsync(peak_counts.get(), 0, sizeof(int) * (sorted_bound + 1), stream),
         "cudaMemsetAsync");
   cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), found,

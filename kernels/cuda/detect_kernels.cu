@@ -15,9 +15,18 @@ struct DetectGrid {
   int tiles_per_layer[kMaxOctaves];
 };
 
-__device__ uint64_t location_key(int octave, int layer, int row, int col) {
-  return (static_cast<uint64_t>(octave) << 36) | (static_cast<uint64_t>(layer) << 32) |
-         (static_cast<uint64_t>(row) << 16) | static_cast<uint64_t>(col);
+__device__ uint64_t location_key(const CandidateKeyLayout& key, int octave, int layer, int row,
+                                 int col) {
+  return (static_cast<uint64_t>(octave) << key.octave_shift) |
+         (static_cast<uint64_t>(layer) << key.layer_shift) |
+         (static_cast<uint64_t>(row) << key.row_shift) | static_cast<uint64_t>(col);
+}
+
+int bits_for(int largest_value) {
+  int bits = 1;
+  while ((largest_value >> bits) != 0)
+    ++bits;
+  return bits;
 }
 
 __global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettings refine,
@@ -43,11 +52,22 @@ __global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettin
     return;
   out.items[slot] =
       Candidate{extremum.keypoint, octave, extremum.layer, extremum.row, extremum.col};
-  out.keys[slot] = location_key(octave, extremum.layer, extremum.row, extremum.col);
+  out.keys[slot] = location_key(out.key, octave, extremum.layer, extremum.row, extremum.col);
   out.indices[slot] = slot;
 }
 
 }  // namespace
+
+CandidateKeyLayout candidate_key_layout(int largest_width, int largest_height, int octave_layers,
+                                        int octaves) {
+  // Each field's largest value lies below its all-ones, so no key equals the padding.
+  CandidateKeyLayout key{};
+  key.row_shift = bits_for(largest_width);
+  key.layer_shift = key.row_shift + bits_for(largest_height);
+  key.octave_shift = key.layer_shift + bits_for(octave_layers + 1);
+  key.bits = key.octave_shift + bits_for(octaves);
+  return key;
+}
 
 void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, float threshold,
                     const CandidateList& out, cudaStream_t stream) {

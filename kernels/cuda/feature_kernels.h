@@ -28,6 +28,15 @@ struct Candidate {
   int layer, row, col;  // refined integer location
 };
 
+// A candidate's sort key packs its octave, layer, row and column, most significant first, each
+// field only as wide as the pyramid needs: the sort makes one pass per 8 bits of key.
+struct CandidateKeyLayout {
+  int row_shift, layer_shift, octave_shift;
+  int bits;  // keys lie below (1 << bits) - 1, the padding of a list's unused tail
+};
+CandidateKeyLayout candidate_key_layout(int largest_width, int largest_height, int octave_layers,
+                                        int octaves);
+
 // Candidates go to slots taken with an atomic counter, in no fixed order; each carries a key
 // unique to its refined location (equal keys are exact duplicates), which the caller sorts by.
 struct CandidateList {
@@ -36,8 +45,8 @@ struct CandidateList {
   uint32_t* indices;  // 0..n-1, the values sorted along with the keys
   int* count;         // may exceed capacity: the overflow
   int capacity;
+  CandidateKeyLayout key;
 };
-constexpr int kCandidateKeyBits = 40;
 
 void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, float threshold,
                     const CandidateList& out, cudaStream_t stream);

@@ -113,8 +113,9 @@ __global__ void emit_kernel(const Candidate* candidates, const uint32_t* sorted_
   }
 }
 
-__global__ void pad_keys_kernel(uint64_t* keys, uint32_t* indices, const int* count, int capacity) {
-  const uint64_t above_every_key = (uint64_t{1} << kCandidateKeyBits) - 1;
+__global__ void pad_keys_kernel(uint64_t* keys, uint32_t* indices, const int* count, int capacity,
+                                int key_bits) {
+  const uint64_t above_every_key = (uint64_t{1} << key_bits) - 1;
   for (int i = min(*count, capacity) + blockIdx.x * blockDim.x + threadIdx.x; i < capacity;
        i += gridDim.x * blockDim.x) {
     keys[i] = above_every_key;
@@ -132,7 +133,7 @@ constexpr int kListThreads = 256;
 
 void pad_candidate_keys(const CandidateList& list, cudaStream_t stream) {
   pad_keys_kernel<<<kListBlocks, kListThreads, 0, stream>>>(list.keys, list.indices, list.count,
-                                                            list.capacity);
+                                                            list.capacity, list.key.bits);
   check_launch("pad_keys_kernel");
 }
 
