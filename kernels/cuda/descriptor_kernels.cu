@@ -79,7 +79,9 @@ struct SlotOrder {
   }
 };
 
-// Adds one sample's 8 weights to the lane's histogram copy in the lane's slot order.
+// Adds one sample's 8 weights to the lane's histogram copy in the lane's slot order, as halves
+// (kHalves) or with the carry.
+template <bool kHalves>
 __device__ __forceinline__ void add_contribution(const DescriptorContribution& c,
                                                  const SlotOrder& order, unsigned* low,
                                                  unsigned* high) {
@@ -102,7 +104,28 @@ __device__ __forceinline__ void add_contribution(const DescriptorContribution& c
 #pragma unroll
   for (int k = 0; k < 8; ++k) {
     const int word = c.base + order.offset(k);
-    add_split_fixed_point(&low[word], &high[word], to_fixed_point(w[k]));
+    if (kHalves)
+      add_fixed_point_halves(&low[word], &high[word], to_fixed_point(w[k]));
+    else
+      add_split_fixed_point(&low[word], &high[word], to_fixed_point(w[k]));
+  }
+}
+
+// The block's warps take the window's rows in turn, the lanes of a warp neighbouring columns.
+template <bool kHalves>
+__device__ __forceinline__ void add_window(const FloatImageView& level,
+                                           const DescriptorWindow& window, int i_min, int i_max,
+                                           int j_min, int j_max, const SlotOrder& order,
+                                           unsigned* low, unsigned* high) {
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = i_min + warp; i <= i_max; i += kWarpsPerKeypoint) {
+    int first, last;
+    descriptor_row_span(window, i, j_min, j_max, &first, &last);
+    for (int j = first + lane; j <= last; j += 32) {
+      DescriptorContribution c;
+      if (descriptor_sample(level, window, i, j, &c))
+        add_contribution<kHalves>(c, order, low, high);
+    }
   }
 }
 
@@ -112,12 +135,13 @@ __device__ __forceinline__ void add_contribution(const DescriptorContribution& c
 // memory, whose integer sums are the same whichever thread adds what and in which order.
 __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     descriptor_kernel(OctaveTable octaves, const Keypoint* keypoints, const int* count,
-                      int capacity, int first_octave, DescriptorFormat format, void* descriptors) {
+                      int capacity, int first_octave, DescriptorFormat format, void* descriptors,
+                      HistogramSums sums) {
   __shared__ unsigned low[kHistogramCopies * kDescriptorHistLength];
   __shared__ unsigned high[kHistogramCopies * kDescriptorHistLength];
   __shared__ float hist[kDescriptorHistLength];
   __shared__ float unit[kDescriptorLength];
-  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  const int t = threadIdx.x, lane = t % 32;
 
   // Lanes 8c..8c+7 add to histogram copy c, lane l in slot order l % 8.
   const SlotOrder order(lane % kLanesPerCopy, lane / kLanesPerCopy);
@@ -140,21 +164,22 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     const int r = window.radius;
     const int i_min = max(-r, 1 - window.row), i_max = min(r, level.height - 2 - window.row);
     const int j_min = max(-r, 1 - window.col), j_max = min(r, level.width - 2 - window.col);
-    for (int i = i_min + warp; i <= i_max; i += kWarpsPerKeypoint) {
-      int first, last;
-      descriptor_row_span(window, i, j_min, j_max, &first, &last);
-      for (int j = first + lane; j <= last; j += 32) {
-        DescriptorContribution c;
-        if (descriptor_sample(level, window, i, j, &c))
-          add_contribution(c, order, low, high);
-      }
-    }
+    // A bin takes at most one addition per sample of the window.
+    const bool halves = sums == HistogramSums::kHalvesWhereTheyFit &&
+                        (2LL * r + 1) * (2LL * r + 1) < kMaxHalvesAdditions;
+    if (halves)
+      add_window<true>(level, window, i_min, i_max, j_min, j_max, order, low, high);
+    else
+      add_window<false>(level, window, i_min, i_max, j_min, j_max, order, low, high);
     __syncthreads();
     for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint) {
       unsigned long long sum = 0;
-      for (int copy = 0; copy < kHistogramCopies; ++copy)
-        sum += split_fixed_point_sum(low[copy * kDescriptorHistLength + b],
-                                     high[copy * kDescriptorHistLength + b]);
+      for (int copy = 0; copy < kHistogramCopies; ++copy) {
+        const unsigned low_word = low[copy * kDescriptorHistLength + b];
+        const unsigned high_word = high[copy * kDescriptorHistLength + b];
+        sum += halves ? fixed_point_halves_sum(low_word, high_word)
+                      : split_fixed_point_sum(low_word, high_word);
+      }
       hist[b] = from_fixed_point(sum);
     }
     __syncthreads();
@@ -202,11 +227,11 @@ constexpr int kPublishThreads = 256;
 
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
                         int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, HistogramSums sums) {
   if (capacity == 0)
     return;
   descriptor_kernel<<<std::min(capacity, kDescriptorBlocks), kThreadsPerKeypoint, 0, stream>>>(
-      octaves, keypoints, count, capacity, first_octave, format, descriptors);
+      octaves, keypoints, count, capacity, first_octave, format, descriptors, sums);
   check_launch("descriptor_kernel");
 }
 

@@ -70,10 +70,14 @@ void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices,
                     int capacity, const int* counts, const float* angles, const int* offsets,
                     Keypoint* keypoints, int keypoint_capacity, int* emitted, cudaStream_t stream);
 
+// How the descriptor histograms add up: the same bits either way; tests take the carry.
+enum class HistogramSums { kHalvesWhereTheyFit, kAlwaysWithCarry };
+
 // Descriptor rows for keypoints[0..min(*count, capacity)) in the requested format (not kNone).
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
                         int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                        cudaStream_t stream);
+                        cudaStream_t stream,
+                        HistogramSums sums = HistogramSums::kHalvesWhereTheyFit);
 
 // The first min(*count, capacity) keypoints to `device_keypoints` and to the mapped pinned
 // `host_keypoints`, and their descriptor rows of row_bytes from `descriptors` to the mapped

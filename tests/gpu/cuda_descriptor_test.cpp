@@ -1,0 +1,77 @@
+// The descriptor kernel adds its fixed-point histograms as two halves where a window is small
+// enough for neither to wrap, else with a carry between the words: the same bits either way.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "feature_kernels.h"
+#include "gpu_fixture.h"
+#include "gpusift/sift_descriptor.h"
+#include "gpusift/sift_scale_space.h"
+
+namespace gpusift::testing {
+namespace {
+
+class CudaDescriptor : public CudaTest {};
+
+template <typename T>
+struct DeviceArray {
+  explicit DeviceArray(const std::vector<T>& host) : size(host.size()) {
+    EXPECT_EQ(cudaMalloc(&data, sizeof(T) * size), cudaSuccess);
+    EXPECT_EQ(cudaMemcpy(data, host.data(), sizeof(T) * size, cudaMemcpyHostToDevice), cudaSuccess);
+  }
+  ~DeviceArray() { cudaFree(data); }
+  std::vector<T> download() const {
+    std::vector<T> host(size);
+    cudaMemcpy(host.data(), data, sizeof(T) * size, cudaMemcpyDeviceToHost);
+    return host;
+  }
+  T* data = nullptr;
+  size_t size;
+};
+
+TEST_F(CudaDescriptor, HalvesAndCarriedSumsGiveTheSameBits) {
+  const int width = 181, height = 137, stride = 192, layers = 3;
+  const size_t plane = static_cast<size_t>(stride) * height;
+  std::mt19937 random(9);
+  std::uniform_real_distribution<float> pixel(0.f, 255.f);
+  std::vector<float> levels(plane * gaussian_levels(layers));
+  for (float& v : levels)
+    v = pixel(random);
+  const DeviceArray<float> gaussian(levels);
+  cuda::OctaveTable table{};
+  table.count = 1;
+  table.gaussian[0] = LayerStackView{gaussian.data, width, height, stride, plane};
+
+  // Sizes from a few pixels to a window past the halves' limit.
+  std::vector<Keypoint> keypoints;
+  std::uniform_real_distribution<float> unit(0.f, 1.f);
+  for (int i = 0; i < 300; ++i) {
+    const float size = i % 50 == 0 ? 40.f : 2.f + 14.f * unit(random);
+    const int layer = 1 + i % layers;
+    keypoints.push_back(Keypoint{width * unit(random), height * unit(random), size,
+                                 360.f * unit(random), 1.f, layer << 8 | 128 << 16, -1});
+  }
+  const DeviceArray<Keypoint> on_device(keypoints);
+  const DeviceArray<int> count(std::vector<int>{static_cast<int>(keypoints.size())});
+  const std::vector<float> zeros(keypoints.size() * kDescriptorLength, -1.f);
+  const DeviceArray<float> halves(zeros), carried(zeros);
+  const int n = static_cast<int>(keypoints.size());
+  cuda::describe_keypoints(table, on_device.data, count.data, n, 0, DescriptorFormat::kFloat,
+                           halves.data, stream_.get(), cuda::HistogramSums::kHalvesWhereTheyFit);
+  cuda::describe_keypoints(table, on_device.data, count.data, n, 0, DescriptorFormat::kFloat,
+                           carried.data, stream_.get(), cuda::HistogramSums::kAlwaysWithCarry);
+  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+  const std::vector<float> a = halves.download(), b = carried.download();
+  EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * a.size()), 0);
+  int described = 0;
+  for (size_t i = 0; i < a.size(); i += kDescriptorLength)
+    described += a[i] >= 0.f;
+  EXPECT_EQ(described, n);
+}
+
+}  // namespace
+}  // namespace gpusift::testing
