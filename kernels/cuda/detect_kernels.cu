@@ -6,7 +6,9 @@ namespace gpusift::cuda {
 namespace {
 
 constexpr int kTileWidth = 32;
-constexpr int kTileHeight = 8;
+constexpr int kThreadRows = 8;
+constexpr int kRowsPerThread = 4;
+constexpr int kTileHeight = kThreadRows * kRowsPerThread;
 
 // Blocks of one launch enumerate octave, then layer, then tile of the octave's interior.
 struct DetectGrid {
@@ -29,21 +31,8 @@ int bits_for(int largest_value) {
   return bits;
 }
 
-__global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettings refine,
-                              float threshold, CandidateList out) {
-  int octave = 0;
-  while (octave + 1 < octaves.count && static_cast<int>(blockIdx.x) >= grid.first_block[octave + 1])
-    ++octave;
-  const int local = blockIdx.x - grid.first_block[octave];
-  const int layer = 1 + local / grid.tiles_per_layer[octave];
-  const int tile = local % grid.tiles_per_layer[octave];
-  const LayerStackView& dog = octaves.dog[octave];
-  const int col = kSiftImageBorder + (tile % grid.tiles_x[octave]) * kTileWidth + threadIdx.x;
-  const int row = kSiftImageBorder + (tile / grid.tiles_x[octave]) * kTileHeight + threadIdx.y;
-  if (col >= dog.width - kSiftImageBorder || row >= dog.height - kSiftImageBorder)
-    return;
-  if (!is_scale_space_extremum(dog, layer, row, col, threshold))
-    return;
+__device__ void append_if_refined(const LayerStackView& dog, int octave, int layer, int row,
+                                  int col, const RefineSettings& refine, const CandidateList& out) {
   RefinedExtremum extremum;
   if (!refine_extremum(dog, octave, layer, row, col, refine, &extremum))
     return;
@@ -54,6 +43,46 @@ __global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettin
       Candidate{extremum.keypoint, octave, extremum.layer, extremum.row, extremum.col};
   out.keys[slot] = location_key(out.key, octave, extremum.layer, extremum.row, extremum.col);
   out.indices[slot] = slot;
+}
+
+struct TilePlace {
+  int octave, layer;
+  int first_col, first_row;
+};
+
+__device__ TilePlace place_of_block(const OctaveTable& octaves, const DetectGrid& grid) {
+  TilePlace place{};
+  while (place.octave + 1 < octaves.count &&
+         static_cast<int>(blockIdx.x) >= grid.first_block[place.octave + 1])
+    ++place.octave;
+  const int local = blockIdx.x - grid.first_block[place.octave];
+  place.layer = 1 + local / grid.tiles_per_layer[place.octave];
+  const int tile = local % grid.tiles_per_layer[place.octave];
+  place.first_col = kSiftImageBorder + (tile % grid.tiles_x[place.octave]) * kTileWidth;
+  place.first_row = kSiftImageBorder + (tile / grid.tiles_x[place.octave]) * kTileHeight;
+  return place;
+}
+
+// A thread tests kRowsPerThread positions of a column, as most end at the threshold: their
+// share of the block's set-up (integer divisions, made once by one thread) would dominate.
+__global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettings refine,
+                              float threshold, CandidateList out) {
+  __shared__ TilePlace place;
+  if (threadIdx.x == 0 && threadIdx.y == 0)
+    place = place_of_block(octaves, grid);
+  __syncthreads();
+  const int octave = place.octave, layer = place.layer;
+  const LayerStackView& dog = octaves.dog[octave];
+  const int col = place.first_col + threadIdx.x;
+  if (col >= dog.width - kSiftImageBorder)
+    return;
+  for (int i = 0; i < kRowsPerThread; ++i) {
+    const int row = place.first_row + threadIdx.y + i * kThreadRows;
+    if (row >= dog.height - kSiftImageBorder)
+      return;
+    if (is_scale_space_extremum(dog, layer, row, col, threshold))
+      append_if_refined(dog, octave, layer, row, col, refine, out);
+  }
 }
 
 }  // namespace
@@ -85,7 +114,7 @@ void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, fl
   grid.first_block[octaves.count] = blocks;
   if (blocks == 0)
     return;
-  detect_kernel<<<blocks, dim3(kTileWidth, kTileHeight), 0, stream>>>(octaves, grid, refine,
+  detect_kernel<<<blocks, dim3(kTileWidth, kThreadRows), 0, stream>>>(octaves, grid, refine,
                                                                       threshold, out);
   check_launch("detect_kernel");
 }
