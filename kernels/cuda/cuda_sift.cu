@@ -375,10 +375,10 @@ void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
 
   if (row_bytes() > 0)
     cuda::describe_keypoints(table, current, count, slot.capacity, refine.first_octave,
-                             params.descriptor, slot.descriptors.get(), stream);
-  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints,
-                                     slot.mapped_descriptors, row_bytes()};
-  cuda::publish_results(current, slot.descriptors.get(), count, slot.capacity, targets, stream);
+                             params.descriptor, slot.descriptors.get(), slot.mapped_descriptors,
+                             stream);
+  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints};
+  cuda::publish_results(current, count, slot.capacity, targets, stream);
   check(cudaMemcpyAsync(slot.host_counts.get(), counters.get(), sizeof(int) * kCountIndices,
                         cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync (counts)");

@@ -136,7 +136,7 @@ __device__ __forceinline__ void add_window(const FloatImageView& level,
 __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     descriptor_kernel(OctaveTable octaves, const Keypoint* keypoints, const int* count,
                       int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                      HistogramSums sums) {
+                      void* host_descriptors, HistogramSums sums) {
   __shared__ unsigned low[kHistogramCopies * kDescriptorHistLength];
   __shared__ unsigned high[kHistogramCopies * kDescriptorHistLength];
   __shared__ float hist[kDescriptorHistLength];
@@ -191,10 +191,16 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     }
     __syncthreads();
     const size_t index = static_cast<size_t>(row) * kDescriptorLength + t;
-    if (format == DescriptorFormat::kUint8)
-      static_cast<uint8_t*>(descriptors)[index] = descriptor_byte(unit[t]);
-    else
+    if (format == DescriptorFormat::kUint8) {
+      const uint8_t value = descriptor_byte(unit[t]);
+      static_cast<uint8_t*>(descriptors)[index] = value;
+      if (host_descriptors)
+        static_cast<uint8_t*>(host_descriptors)[index] = value;
+    } else {
       static_cast<float*>(descriptors)[index] = unit[t];
+      if (host_descriptors)
+        static_cast<float*>(host_descriptors)[index] = unit[t];
+    }
     __syncthreads();
   }
 }
@@ -203,21 +209,13 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
 // has more keypoints.
 constexpr int kDescriptorBlocks = 4096;
 
-__global__ void publish_kernel(const Keypoint* keypoints, const uint8_t* descriptors,
-                               const int* count, int capacity, PublishTargets targets) {
+__global__ void publish_kernel(const Keypoint* keypoints, const int* count, int capacity,
+                               PublishTargets targets) {
   const int n = min(*count, capacity);
-  const int step = gridDim.x * blockDim.x;
-  const int first = blockIdx.x * blockDim.x + threadIdx.x;
-  for (int i = first; i < n; i += step) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     targets.device_keypoints[i] = keypoints[i];
     targets.host_keypoints[i] = keypoints[i];
   }
-  // Descriptor rows as 16-byte words (rows are 128 values of 1 or 4 bytes).
-  const size_t words = static_cast<size_t>(n) * targets.row_bytes / sizeof(uint4);
-  const uint4* from = reinterpret_cast<const uint4*>(descriptors);
-  uint4* to = reinterpret_cast<uint4*>(targets.host_descriptors);
-  for (size_t w = first; w < words; w += step)
-    to[w] = from[w];
 }
 
 constexpr int kPublishBlocks = 264;
@@ -227,18 +225,19 @@ constexpr int kPublishThreads = 256;
 
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
                         int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                        cudaStream_t stream, HistogramSums sums) {
+                        void* host_descriptors, cudaStream_t stream, HistogramSums sums) {
   if (capacity == 0)
     return;
   descriptor_kernel<<<std::min(capacity, kDescriptorBlocks), kThreadsPerKeypoint, 0, stream>>>(
-      octaves, keypoints, count, capacity, first_octave, format, descriptors, sums);
+      octaves, keypoints, count, capacity, first_octave, format, descriptors, host_descriptors,
+      sums);
   check_launch("descriptor_kernel");
 }
 
-void publish_results(const Keypoint* keypoints, const void* descriptors, const int* count,
-                     int capacity, const PublishTargets& targets, cudaStream_t stream) {
-  publish_kernel<<<kPublishBlocks, kPublishThreads, 0, stream>>>(
-      keypoints, static_cast<const uint8_t*>(descriptors), count, capacity, targets);
+void publish_results(const Keypoint* keypoints, const int* count, int capacity,
+                     const PublishTargets& targets, cudaStream_t stream) {
+  publish_kernel<<<kPublishBlocks, kPublishThreads, 0, stream>>>(keypoints, count, capacity,
+                                                                 targets);
   check_launch("publish_kernel");
 }
 

@@ -73,22 +73,21 @@ void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices,
 // How the descriptor histograms add up: the same bits either way; tests take the carry.
 enum class HistogramSums { kHalvesWhereTheyFit, kAlwaysWithCarry };
 
-// Descriptor rows for keypoints[0..min(*count, capacity)) in the requested format (not kNone).
+// Descriptor rows for keypoints[0..min(*count, capacity)) in the requested format (not kNone),
+// to `descriptors` and, unless null, to `host_descriptors` (the device address of pinned memory:
+// the rows cross the bus while other keypoints are described).
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
                         int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                        cudaStream_t stream,
+                        void* host_descriptors, cudaStream_t stream,
                         HistogramSums sums = HistogramSums::kHalvesWhereTheyFit);
 
 // The first min(*count, capacity) keypoints to `device_keypoints` and to the mapped pinned
-// `host_keypoints`, and their descriptor rows of row_bytes from `descriptors` to the mapped
-// pinned `host_descriptors` (row_bytes 0: none).
+// `host_keypoints`.
 struct PublishTargets {
   Keypoint* device_keypoints;
-  Keypoint* host_keypoints;   // device address of pinned memory
-  uint8_t* host_descriptors;  // device address of pinned memory
-  size_t row_bytes;
+  Keypoint* host_keypoints;  // device address of pinned memory
 };
-void publish_results(const Keypoint* keypoints, const void* descriptors, const int* count,
-                     int capacity, const PublishTargets& targets, cudaStream_t stream);
+void publish_results(const Keypoint* keypoints, const int* count, int capacity,
+                     const PublishTargets& targets, cudaStream_t stream);
 
 }  // namespace gpusift::cuda

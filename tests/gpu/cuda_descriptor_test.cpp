@@ -61,9 +61,11 @@ TEST_F(CudaDescriptor, HalvesAndCarriedSumsGiveTheSameBits) {
   const DeviceArray<float> halves(zeros), carried(zeros);
   const int n = static_cast<int>(keypoints.size());
   cuda::describe_keypoints(table, on_device.data, count.data, n, 0, DescriptorFormat::kFloat,
-                           halves.data, stream_.get(), cuda::HistogramSums::kHalvesWhereTheyFit);
+                           halves.data, nullptr, stream_.get(),
+                           cuda::HistogramSums::kHalvesWhereTheyFit);
   cuda::describe_keypoints(table, on_device.data, count.data, n, 0, DescriptorFormat::kFloat,
-                           carried.data, stream_.get(), cuda::HistogramSums::kAlwaysWithCarry);
+                           carried.data, nullptr, stream_.get(),
+                           cuda::HistogramSums::kAlwaysWithCarry);
   ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
   const std::vector<float> a = halves.download(), b = carried.download();
   EXPECT_EQ(std::memcmp(a.data(), b.data(), sizeof(float) * a.size()), 0);
