@@ -54,10 +54,22 @@ export CUDA_PATH=$layout
 [ -f "$build/build.ninja" ] || meson setup "$build" --native-file "$layout/native.ini" --werror \
   -Dcuda=enabled -Dgpu_architectures="${GPUSIFT_CUDA12_ARCHS:-9.0}" -Dtests=enabled \
   -Dgst=disabled -Dtools=disabled
-suites=(parity determinism frames surf matcher stream_order blur host_frames)
-ninja -C "$build" "${suites[@]/#/tests/gpu/test_cuda_}"
+# Every executable that tests/gpu/meson.build defines, so that a new suite is never left out
+# (after a reconfigure where a meson.build changed, as the introspection files come from it).
+ninja -C "$build" build.ninja > /dev/null
+mapfile -t targets < <(meson introspect --targets "$build" | /usr/bin/python3 -c '
+import json, os, sys
+build = os.path.realpath(sys.argv[1])
+for target in json.load(sys.stdin):
+    if target["type"] == "executable" and target["defined_in"].endswith("tests/gpu/meson.build"):
+        print(os.path.relpath(target["filename"][0], build))' "$build")
+[ ${#targets[@]} -gt 0 ] || {
+  echo "no GPU test executables in $build" >&2
+  exit 1
+}
+ninja -C "$build" "${targets[@]}"
+executables=("${targets[@]/#/$build/}")
 
-executables=("${suites[@]/#/$build/tests/gpu/test_cuda_}")
 if ldd "${executables[@]}" | grep -q 'libcudart\.so'; then
   echo "a GPU test executable needs libcudart.so" >&2
   exit 1
