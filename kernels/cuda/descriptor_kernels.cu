@@ -164,9 +164,8 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     const int r = window.radius;
     const int i_min = max(-r, 1 - window.row), i_max = min(r, level.height - 2 - window.row);
     const int j_min = max(-r, 1 - window.col), j_max = min(r, level.width - 2 - window.col);
-    // A bin takes at most one addition per sample of the window.
-    const bool halves = sums == HistogramSums::kHalvesWhereTheyFit &&
-                        (2LL * r + 1) * (2LL * r + 1) < kMaxHalvesAdditions;
+    const bool halves =
+        sums == HistogramSums::kHalvesWhereTheyFit && descriptor_window_fits_halves(r);
     if (halves)
       add_window<true>(level, window, i_min, i_max, j_min, j_max, order, low, high);
     else

@@ -72,6 +72,11 @@ void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices,
 
 // How the descriptor histograms add up: the same bits either way; tests take the carry.
 enum class HistogramSums { kHalvesWhereTheyFit, kAlwaysWithCarry };
+// Whether a descriptor window of this radius takes the halves (split_fixed_point.h): a bin takes
+// at most one addition per sample of the window, and the halves hold fewer than 2^15.
+GPUSIFT_HD bool descriptor_window_fits_halves(int radius) {
+  return (2LL * radius + 1) * (2LL * radius + 1) < (1LL << 15);
+}
 
 // Descriptor rows for keypoints[0..min(*count, capacity)) in the requested format (not kNone),
 // to `descriptors` and, unless null, to `host_descriptors` (the device address of pinned memory:

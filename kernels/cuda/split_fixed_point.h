@@ -30,12 +30,11 @@ __device__ __forceinline__ unsigned long long split_fixed_point_sum(unsigned low
   return (static_cast<unsigned long long>(high) << 32) | low;
 }
 
-// The same sums without the carry, for histograms whose bins take fewer than
-// kMaxHalvesAdditions additions of addends below 2^33 (fixed_point.h's values up to 512): the low
-// word adds the addends' low 16 bits, the high word the rest, and neither can wrap. Neither add
-// waits for the other's result, which add_split_fixed_point's carry must.
+// The same sums without the carry, for histograms whose bins take fewer than 2^15 additions
+// (descriptor_window_fits_halves) of addends below 2^33 (fixed_point.h's values up to 512): the
+// low word adds the addends' low 16 bits, the high word the rest, and neither can wrap. Neither
+// add waits for the other's result, which add_split_fixed_point's carry must.
 constexpr int kHalvesShift = 16;
-constexpr long long kMaxHalvesAdditions = 1 << 15;
 
 __device__ __forceinline__ void add_fixed_point_halves(unsigned* low, unsigned* high,
                                                        unsigned long long addend) {

@@ -55,6 +55,13 @@ TEST_F(CudaDescriptor, HalvesAndCarriedSumsGiveTheSameBits) {
     keypoints.push_back(Keypoint{width * unit(random), height * unit(random), size,
                                  360.f * unit(random), 1.f, layer << 8 | 128 << 16, -1});
   }
+  // Both sums must be taken, or the comparison below would compare the carry with itself.
+  int fitting = 0;
+  for (const Keypoint& k : keypoints)
+    fitting += cuda::descriptor_window_fits_halves(
+        descriptor_window(k.x, k.y, k.angle, k.size * 0.5f, width, height).radius);
+  ASSERT_GT(fitting, 0);
+  ASSERT_LT(fitting, static_cast<int>(keypoints.size()));
   const DeviceArray<Keypoint> on_device(keypoints);
   const DeviceArray<int> count(std::vector<int>{static_cast<int>(keypoints.size())});
   const std::vector<float> zeros(keypoints.size() * kDescriptorLength, -1.f);
