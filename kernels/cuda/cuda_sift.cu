@@ -110,6 +110,8 @@ struct CudaSiftExtractor::State {
   DeviceBuffer<float> frame_float, base, scratch, side_scratch, pyramid;
   std::vector<DeviceImage> gaussian_levels_, dog_levels_;  // [octave * levels + level]
   cuda::OctaveTable table{};
+  std::vector<cuda::OctavePlanes> octave_planes;
+  int small_octaves_from = 0;  // the octaves from here on are built by build_small_octaves
   cuda::CandidateKeyLayout key_layout{};
 
   // Per parameters (capacity).
@@ -261,9 +263,11 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   frame_float.reserve(static_cast<size_t>(aligned_stride(frame_width)) * frame_height);
   if (params.upscale)
     base.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
-  scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
-  if (octaves > 1)
-    side_scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
+  if (std::any_of(taps.begin(), taps.end(), cuda::blur_needs_scratch)) {
+    scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
+    if (octaves > 1)
+      side_scratch.reserve(static_cast<size_t>(aligned_stride(base_w)) * base_h);
+  }
   pyramid.reserve(std::max<size_t>(total, 1));
   key_layout = cuda::candidate_key_layout(base_w, base_h, params.n_octave_layers, octaves);
 
@@ -280,6 +284,17 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
     for (int l = 0; l < dogs(); ++l)
       dog_levels_.push_back(DeviceImage{cursor + l * plane, widths[o], heights[o], stride});
     cursor += plane * dogs();
+  }
+  octave_planes.clear();
+  small_octaves_from = octaves;
+  for (int o = 0; o < octaves; ++o) {
+    const DeviceImage& level0 = gaussian(o, 0);
+    octave_planes.push_back(cuda::OctavePlanes{level0.data, dog(o, 0).data, level0.width,
+                                               level0.height, level0.stride,
+                                               table.gaussian[o].layer_stride});
+    if (o > 0 && small_octaves_from == octaves &&
+        cuda::small_octaves_fit(level0.width, level0.height, taps.data(), levels()))
+      small_octaves_from = o;
   }
   width = frame_width;
   height = frame_height;
@@ -304,16 +319,19 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
   // octave, so that the many short kernels of the small octaves overlap. Same kernels, same
   // results; the side stream has its own scratch.
   bool forked = false;
-  for (int o = 0; o < table.count; ++o) {
+  for (int o = 0; o < small_octaves_from; ++o) {
     const DeviceImage& level0 = gaussian(o, 0);
     const DeviceImage work{scratch.get(), level0.width, level0.height, level0.stride};
     const DeviceImage side_work{side_scratch.get(), level0.width, level0.height, level0.stride};
-    if (o == 0)
+    if (o == 0) {
       cuda::gaussian_blur(start, work, gaussian(0, 0), taps[0], nullptr, stream);
-    else
-      cuda::decimate_2x(gaussian(o - 1, params.n_octave_layers), level0, stream);
+      cuda::gaussian_blur(level0, work, gaussian(0, 1), taps[1], &dog(0, 0), stream);
+    } else {
+      cuda::decimate_and_blur(gaussian(o - 1, params.n_octave_layers), level0, work, gaussian(o, 1),
+                              taps[1], dog(o, 0), stream);
+    }
     cudaStream_t on = stream;
-    for (int l = 1; l < levels(); ++l) {
+    for (int l = 2; l < levels(); ++l) {
       const bool tail = l > params.n_octave_layers && o + 1 < table.count;
       if (tail && on == stream) {
         on = tails.fork(stream);
@@ -323,6 +341,9 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
                           &dog(o, l - 1), on);
     }
   }
+  if (small_octaves_from < table.count)
+    cuda::build_small_octaves(octave_planes.data(), small_octaves_from, table.count, levels(),
+                              params.n_octave_layers, taps.data(), stream);
   if (forked)
     tails.join(stream);
   check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");

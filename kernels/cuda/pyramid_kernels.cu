@@ -104,95 +104,131 @@ __global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTa
   }
 }
 
-// The same two passes for the radii of the usual sigmas, with the radius known at compile time so
-// that each thread keeps a window of its inputs in registers and makes several outputs from it:
-// the wide kernels above read 2r + 1 values from shared memory per output, which bounds them.
-// Same sums, in the same order, with the roundings spelled out: unrolled, the compiler could fuse
-// the centre's product instead of the loop-carried sum's, as the loops above do.
-constexpr int kRegisterRadiusMax = 16;
-constexpr int kRowOutputsPerThread = 4;
-constexpr int kRowThreadsX = 32;
-constexpr int kRowLines = 8;
-constexpr int kRowTileWidth = kRowOutputsPerThread * kRowThreadsX;
-constexpr int kWindowColumnOutputs = 8;
-constexpr int kWindowColumnThreadsX = 32;
-constexpr int kWindowColumnThreadsY = 8;
-constexpr int kWindowColumnTileHeight = kWindowColumnOutputs * kWindowColumnThreadsY;
+// One launch per level for the radii of the usual sigmas: a block loads its tile with the
+// halo once, blurs the rows in place in shared memory and then the columns from registers, so
+// that the row pass's output never goes through global memory and a level costs one kernel
+// instead of two; on the small octaves, where each kernel is mostly its latency, that is most of
+// the scale space's time. Same sums, in the same order, as the kernels above, with the roundings
+// spelled out: unrolled, the compiler could fuse the centre's product instead of the
+// loop-carried sum's, as the loops above do.
+constexpr int kLevelThreads = 256;
+constexpr int kLevelWarps = kLevelThreads / 32;
+constexpr int kRowOutputsPerLane = 4;
+constexpr int kLevelTileWidth = 32 * kRowOutputsPerLane;
+constexpr int kColumnOutputsPerThread = 16;
+constexpr int kLevelTileHeight = kColumnOutputsPerThread * kLevelThreads / kLevelTileWidth;
+
+// A level's input: its own pixels, or with step 2 every other pixel of the previous octave's
+// level, which is how OpenCV starts an octave.
+struct LevelSource {
+  const float* data;
+  int stride;  // in floats, of `data`
+  int step;
+  __device__ float at(int x, int y) const {
+    return data[static_cast<ptrdiff_t>(y * step) * stride + x * step];
+  }
+};
 
 template <int R>
-__global__ void __launch_bounds__(kRowThreadsX* kRowLines)
-    blur_rows_window_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps) {
-  wait_for_previous_kernel();
-  let_next_kernel_start();
-  constexpr int kWindowVectors = (kRowOutputsPerThread + 2 * R + 3) / 4;
-  constexpr int kLine = (kRowThreadsX - 1) * kRowOutputsPerThread + 4 * kWindowVectors;
-  __shared__ __align__(16) float lines[kRowLines][kLine];
-  const int y = blockIdx.y * kRowLines + threadIdx.y;
-  if (y >= src.height)
-    return;
-  const int x0 = blockIdx.x * kRowTileWidth;
-  const float* in = row_of(src, y);
-  float* line = lines[threadIdx.y];
-  for (int i = threadIdx.x; i < kLine; i += kRowThreadsX)
-    line[i] = in[reflect101(x0 + i - R, src.width)];
-  __syncwarp();  // a line is one warp's
-  const int first = threadIdx.x * kRowOutputsPerThread;
-  float w[4 * kWindowVectors];
+struct LevelTile {
+  static constexpr int kWindowVectors = (kRowOutputsPerLane + 2 * R + 3) / 4;
+  // Wide enough for the last lane's window, and a whole number of float4.
+  static constexpr int kLine = (32 - 1) * kRowOutputsPerLane + 4 * kWindowVectors;
+  static constexpr int kLines = kLevelTileHeight + 2 * R;
+  static constexpr int kLoadsPerThread = (kLines * kLine + kLevelThreads - 1) / kLevelThreads;
+};
+
+template <int R>
+__device__ void load_level_tile(float (*tile)[LevelTile<R>::kLine], const LevelSource& src,
+                                int width, int height, int x0, int y0) {
+  using Tile = LevelTile<R>;
+  // All loads first, then all stores: the loads are independent, and the small octaves' few
+  // blocks have nothing else to hide their latency behind.
+  float loaded[Tile::kLoadsPerThread];
 #pragma unroll
-  for (int v = 0; v < kWindowVectors; ++v) {
-    const float4 q = reinterpret_cast<const float4*>(line + first)[v];
-    w[4 * v] = q.x;
-    w[4 * v + 1] = q.y;
-    w[4 * v + 2] = q.z;
-    w[4 * v + 3] = q.w;
+  for (int k = 0; k < Tile::kLoadsPerThread; ++k) {
+    const int e = threadIdx.x + k * kLevelThreads;
+    const int i = e / Tile::kLine, j = e % Tile::kLine;
+    if (i < Tile::kLines)
+      loaded[k] = src.at(reflect101(x0 + j - R, width), reflect101(y0 + i - R, height));
   }
-  float* out = row_of(dst, y);
 #pragma unroll
-  for (int o = 0; o < kRowOutputsPerThread; ++o) {
-    const int x = x0 + first + o;
-    float acc = __fmul_rn(taps.taps[0], w[o + R]);
-#pragma unroll
-    for (int k = 1; k <= R; ++k)
-      acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
-    if (x < src.width)
-      out[x] = acc;
+  for (int k = 0; k < Tile::kLoadsPerThread; ++k) {
+    const int e = threadIdx.x + k * kLevelThreads;
+    const int i = e / Tile::kLine, j = e % Tile::kLine;
+    if (i < Tile::kLines)
+      tile[i][j] = loaded[k];
   }
 }
 
+// Each warp blurs whole lines; a lane's four outputs replace the start of its own window.
 template <int R>
-__global__ void __launch_bounds__(kWindowColumnThreadsX* kWindowColumnThreadsY)
-    blur_columns_window_kernel(DeviceImage src, DeviceImage dst, GaussianTaps taps,
-                               DeviceImage previous, DeviceImage dog) {
+__device__ void blur_tile_rows(float (*tile)[LevelTile<R>::kLine], const GaussianTaps& taps) {
+  using Tile = LevelTile<R>;
+  const int lane = threadIdx.x % 32;
+  const int first = lane * kRowOutputsPerLane;
+  for (int i = threadIdx.x / 32; i < Tile::kLines; i += kLevelWarps) {
+    float w[4 * Tile::kWindowVectors];
+#pragma unroll
+    for (int v = 0; v < Tile::kWindowVectors; ++v) {
+      const float4 q = reinterpret_cast<const float4*>(tile[i] + first)[v];
+      w[4 * v] = q.x;
+      w[4 * v + 1] = q.y;
+      w[4 * v + 2] = q.z;
+      w[4 * v + 3] = q.w;
+    }
+    float out[kRowOutputsPerLane];
+#pragma unroll
+    for (int o = 0; o < kRowOutputsPerLane; ++o) {
+      float acc = __fmul_rn(taps.taps[0], w[o + R]);
+#pragma unroll
+      for (int k = 1; k <= R; ++k)
+        acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
+      out[o] = acc;
+    }
+    __syncwarp();  // every lane has read its window before any overwrites it
+    reinterpret_cast<float4*>(tile[i] + first)[0] = make_float4(out[0], out[1], out[2], out[3]);
+  }
+}
+
+// dst = blur(source); with `dog`, also dog = dst - source; with `level0`, also level0 = source.
+// Three blocks per multiprocessor: at the registers it would take unbounded, only two fit.
+template <int R>
+__global__ void __launch_bounds__(kLevelThreads, 3)
+    blur_level_kernel(LevelSource src, DeviceImage dst, GaussianTaps taps, DeviceImage dog,
+                      DeviceImage level0) {
   wait_for_previous_kernel();
   let_next_kernel_start();
-  constexpr int kSpan = kWindowColumnTileHeight + 2 * R;
-  __shared__ float tile[kSpan][kWindowColumnThreadsX];
-  const int x = blockIdx.x * kWindowColumnThreadsX + threadIdx.x;
-  const int y0 = blockIdx.y * kWindowColumnTileHeight;
-  const int first = threadIdx.y * kWindowColumnOutputs;
-  // Read before any store: behind the stores, each read would wait for the one before it, which
-  // on the small octaves' few blocks is most of the kernel's time.
-  float before[kWindowColumnOutputs];
-  if (dog.data && x < src.width) {
-#pragma unroll
-    for (int o = 0; o < kWindowColumnOutputs; ++o)
-      before[o] = row_of(previous, min(y0 + first + o, src.height - 1))[x];
-  }
-  if (x < src.width) {
-    for (int i = threadIdx.y; i < kSpan; i += kWindowColumnThreadsY)
-      tile[i][threadIdx.x] = row_of(src, reflect101(y0 + i - R, src.height))[x];
-  }
+  using Tile = LevelTile<R>;
+  __shared__ __align__(16) float tile[Tile::kLines][Tile::kLine];
+  const int width = dst.width, height = dst.height;
+  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * kLevelTileHeight;
+  load_level_tile<R>(tile, src, width, height, x0, y0);
   __syncthreads();
-  if (x >= src.width)
+
+  const int column = threadIdx.x % kLevelTileWidth;
+  const int first = threadIdx.x / kLevelTileWidth * kColumnOutputsPerThread;
+  float source[kColumnOutputsPerThread];
+  if (dog.data || level0.data) {
+#pragma unroll
+    for (int o = 0; o < kColumnOutputsPerThread; ++o)
+      source[o] = tile[first + o + R][column + R];
+    __syncthreads();  // the row pass overwrites these
+  }
+  blur_tile_rows<R>(tile, taps);
+  __syncthreads();
+
+  const int x = x0 + column;
+  if (x >= width)
     return;
-  float w[kWindowColumnOutputs + 2 * R];
+  float w[kColumnOutputsPerThread + 2 * R];
 #pragma unroll
-  for (int j = 0; j < kWindowColumnOutputs + 2 * R; ++j)
-    w[j] = tile[first + j][threadIdx.x];
+  for (int j = 0; j < kColumnOutputsPerThread + 2 * R; ++j)
+    w[j] = tile[first + j][column];
 #pragma unroll
-  for (int o = 0; o < kWindowColumnOutputs; ++o) {
+  for (int o = 0; o < kColumnOutputsPerThread; ++o) {
     const int y = y0 + first + o;
-    if (y >= src.height)
+    if (y >= height)
       return;
     float acc = __fmul_rn(taps.taps[0], w[o + R]);
 #pragma unroll
@@ -200,36 +236,36 @@ __global__ void __launch_bounds__(kWindowColumnThreadsX* kWindowColumnThreadsY)
       acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
     row_of(dst, y)[x] = acc;
     if (dog.data)
-      row_of(dog, y)[x] = acc - before[o];
+      row_of(dog, y)[x] = acc - source[o];
+    if (level0.data)
+      row_of(level0, y)[x] = source[o];
   }
 }
 
 template <int R>
-void blur_with_windows(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
-                       const GaussianTaps& taps, const DeviceImage& previous,
-                       const DeviceImage& dog, cudaStream_t stream) {
-  const dim3 row_block(kRowThreadsX, kRowLines);
-  const dim3 row_grid((src.width + kRowTileWidth - 1) / kRowTileWidth,
-                      (src.height + kRowLines - 1) / kRowLines);
-  launch_overlapped(blur_rows_window_kernel<R>, row_grid, row_block, 0, stream,
-                    "blur_rows_window_kernel", src, scratch, taps);
-  const dim3 column_block(kWindowColumnThreadsX, kWindowColumnThreadsY);
-  const dim3 column_grid((src.width + kWindowColumnThreadsX - 1) / kWindowColumnThreadsX,
-                         (src.height + kWindowColumnTileHeight - 1) / kWindowColumnTileHeight);
-  launch_overlapped(blur_columns_window_kernel<R>, column_grid, column_block, 0, stream,
-                    "blur_columns_window_kernel", scratch, dst, taps, previous, dog);
+void blur_level(const LevelSource& src, const DeviceImage& dst, const GaussianTaps& taps,
+                const DeviceImage& dog, const DeviceImage& level0, cudaStream_t stream) {
+  const dim3 grid((dst.width + kLevelTileWidth - 1) / kLevelTileWidth,
+                  (dst.height + kLevelTileHeight - 1) / kLevelTileHeight);
+  launch_overlapped(blur_level_kernel<R>, grid, dim3(kLevelThreads), 0, stream, "blur_level_kernel",
+                    src, dst, taps, dog, level0);
 }
 
-using WindowBlur = void (*)(const DeviceImage&, const DeviceImage&, const DeviceImage&,
-                            const GaussianTaps&, const DeviceImage&, const DeviceImage&,
-                            cudaStream_t);
+using LevelBlur = void (*)(const LevelSource&, const DeviceImage&, const GaussianTaps&,
+                           const DeviceImage&, const DeviceImage&, cudaStream_t);
 
 template <int... Radii>
-WindowBlur window_blur_for(int radius, std::integer_sequence<int, Radii...>) {
-  WindowBlur found = nullptr;
-  ((radius == Radii + 1 ? (found = &blur_with_windows<Radii + 1>, 0) : 0), ...);
+LevelBlur level_blur_for(int radius, std::integer_sequence<int, Radii...>) {
+  LevelBlur found = nullptr;
+  ((radius == Radii + 1 ? (found = &blur_level<Radii + 1>, 0) : 0), ...);
   return found;
 }
+
+LevelBlur level_blur_for(int radius) {
+  return level_blur_for(radius, std::make_integer_sequence<int, kOnePassRadiusMax>{});
+}
+
+constexpr DeviceImage kNoImage{nullptr, 0, 0, 0};
 
 dim3 pixel_grid(int width, int height, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);
@@ -267,15 +303,28 @@ void decimate_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t st
                     "decimate_kernel", src, dst);
 }
 
+bool blur_needs_scratch(const GaussianTaps& taps) {
+  return level_blur_for(taps.radius) == nullptr;
+}
+
 void gaussian_blur(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
                    const GaussianTaps& taps, const DeviceImage* dog, cudaStream_t stream) {
-  if (const WindowBlur blur =
-          window_blur_for(taps.radius, std::make_integer_sequence<int, kRegisterRadiusMax>{})) {
-    const DeviceImage no_image{nullptr, 0, 0, 0};
-    blur(src, scratch, dst, taps, dog ? src : no_image, dog ? *dog : no_image, stream);
+  if (const LevelBlur blur = level_blur_for(taps.radius)) {
+    blur(LevelSource{src.data, src.stride, 1}, dst, taps, dog ? *dog : kNoImage, kNoImage, stream);
     return;
   }
   gaussian_blur_any_radius(src, scratch, dst, taps, dog, stream);
+}
+
+void decimate_and_blur(const DeviceImage& parent, const DeviceImage& level0,
+                       const DeviceImage& scratch, const DeviceImage& dst, const GaussianTaps& taps,
+                       const DeviceImage& dog, cudaStream_t stream) {
+  if (const LevelBlur blur = level_blur_for(taps.radius)) {
+    blur(LevelSource{parent.data, parent.stride, 2}, dst, taps, dog, level0, stream);
+    return;
+  }
+  decimate_2x(parent, level0, stream);
+  gaussian_blur_any_radius(level0, scratch, dst, taps, &dog, stream);
 }
 
 void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,
@@ -293,10 +342,9 @@ void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch
                          (src.height + kColumnTileHeight - 1) / kColumnTileHeight);
   const size_t column_shared =
       sizeof(float) * kColumnTileWidth * (kColumnTileHeight + 2 * taps.radius);
-  const DeviceImage no_image{nullptr, 0, 0, 0};
   launch_overlapped(blur_columns_kernel, column_grid, column_block, column_shared, stream,
-                    "blur_columns_kernel", scratch, dst, taps, dog ? src : no_image,
-                    dog ? *dog : no_image);
+                    "blur_columns_kernel", scratch, dst, taps, dog ? src : kNoImage,
+                    dog ? *dog : kNoImage);
 }
 
 }  // namespace gpusift::cuda
