@@ -124,8 +124,8 @@ struct LevelSource {
   const float* data;
   int stride;  // in floats, of `data`
   int step;
-  __device__ float at(int x, int y) const {
-    return data[static_cast<ptrdiff_t>(y * step) * stride + x * step];
+  __device__ const float* row(int y) const {
+    return data + static_cast<ptrdiff_t>(y * step) * stride;
   }
 };
 
@@ -135,29 +135,48 @@ struct LevelTile {
   // Wide enough for the last lane's window, and a whole number of float4.
   static constexpr int kLine = (32 - 1) * kRowOutputsPerLane + 4 * kWindowVectors;
   static constexpr int kLines = kLevelTileHeight + 2 * R;
-  static constexpr int kLoadsPerThread = (kLines * kLine + kLevelThreads - 1) / kLevelThreads;
 };
 
 template <int R>
 __device__ void load_level_tile(float (*tile)[LevelTile<R>::kLine], const LevelSource& src,
                                 int width, int height, int x0, int y0) {
   using Tile = LevelTile<R>;
+  constexpr int kLinesPerWarp = (Tile::kLines + kLevelWarps - 1) / kLevelWarps;
+  constexpr int kPerLane = (Tile::kLine + 31) / 32;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  // A lane loads the same columns of every line: reflected once, and only in edge tiles.
+  const bool inside = x0 - R >= 0 && x0 - R + Tile::kLine <= width;
+  int columns[kPerLane];
+#pragma unroll
+  for (int c = 0; c < kPerLane; ++c) {
+    const int x = x0 - R + lane + 32 * c;
+    columns[c] = (inside ? x : reflect101(x, width)) * src.step;
+  }
   // All loads first, then all stores: the loads are independent, and the small octaves' few
   // blocks have nothing else to hide their latency behind.
-  float loaded[Tile::kLoadsPerThread];
+  float loaded[kLinesPerWarp][kPerLane];
 #pragma unroll
-  for (int k = 0; k < Tile::kLoadsPerThread; ++k) {
-    const int e = threadIdx.x + k * kLevelThreads;
-    const int i = e / Tile::kLine, j = e % Tile::kLine;
-    if (i < Tile::kLines)
-      loaded[k] = src.at(reflect101(x0 + j - R, width), reflect101(y0 + i - R, height));
+  for (int l = 0; l < kLinesPerWarp; ++l) {
+    const int i = warp + l * kLevelWarps;
+    if (i >= Tile::kLines)
+      break;
+    const float* row = src.row(reflect101(y0 + i - R, height));
+#pragma unroll
+    for (int c = 0; c < kPerLane; ++c) {
+      if (lane + 32 * c < Tile::kLine)
+        loaded[l][c] = row[columns[c]];
+    }
   }
 #pragma unroll
-  for (int k = 0; k < Tile::kLoadsPerThread; ++k) {
-    const int e = threadIdx.x + k * kLevelThreads;
-    const int i = e / Tile::kLine, j = e % Tile::kLine;
-    if (i < Tile::kLines)
-      tile[i][j] = loaded[k];
+  for (int l = 0; l < kLinesPerWarp; ++l) {
+    const int i = warp + l * kLevelWarps;
+    if (i >= Tile::kLines)
+      break;
+#pragma unroll
+    for (int c = 0; c < kPerLane; ++c) {
+      if (lane + 32 * c < Tile::kLine)
+        tile[i][lane + 32 * c] = loaded[l][c];
+    }
   }
 }
 

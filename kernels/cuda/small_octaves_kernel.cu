@@ -52,6 +52,26 @@ struct SharedPlanes {
   }
 };
 
+// The cells (x, y) of a grid `width` wide that one thread takes, kThreads apart in row-major
+// order, with no division per cell.
+struct StridedCells {
+  int width, x, y, step_x, step_y;
+  __device__ explicit StridedCells(int grid_width)
+      : width(grid_width),
+        x(threadIdx.x % grid_width),
+        y(threadIdx.x / grid_width),
+        step_x(kThreads % grid_width),
+        step_y(kThreads / grid_width) {}
+  __device__ void next() {
+    x += step_x;
+    y += step_y;
+    if (x >= width) {
+      x -= width;
+      ++y;
+    }
+  }
+};
+
 __device__ float* row_of(const OctavePlanes& o, float* base, int index, int y) {
   return base + index * o.plane + static_cast<ptrdiff_t>(y) * o.stride;
 }
@@ -59,10 +79,9 @@ __device__ float* row_of(const OctavePlanes& o, float* base, int index, int y) {
 __device__ void fill_pads(const SharedPlanes& p, float* level) {
   const int right = p.level_stride - kPad - p.width;
   const int per_row = kPad + right;
-  for (int i = threadIdx.x; i < p.height * per_row; i += kThreads) {
-    const int y = i / per_row, j = i % per_row;
-    const int x = j < kPad ? j - kPad : p.width + j - kPad;
-    p.at(level, y, x) = p.at(level, y, reflect101(x, p.width));
+  for (StridedCells c(per_row); c.y < p.height; c.next()) {
+    const int x = c.x < kPad ? c.x - kPad : p.width + c.x - kPad;
+    p.at(level, c.y, x) = p.at(level, c.y, reflect101(x, p.width));
   }
 }
 
@@ -73,8 +92,8 @@ __device__ void blur_rows(const SharedPlanes& p, float* level, float* rows, cons
   constexpr int kLead = (R + 3) / 4 * 4;
   constexpr int kVectors = (4 + 2 * kLead) / 4;
   const int lines = p.padded_height() + 2 * R;
-  for (int i = threadIdx.x; i < lines * p.quads; i += kThreads) {
-    const int q = i % p.quads, y = i / p.quads - R;
+  for (StridedCells c(p.quads); c.y < lines; c.next()) {
+    const int q = c.x, y = c.y - R;
     const float* source = &p.at(level, reflect101(y, p.height), 4 * q - kLead);
     float w[4 * kVectors];
 #pragma unroll
@@ -105,8 +124,8 @@ template <int R>
 __device__ void blur_columns(const SharedPlanes& p, float* level, float* rows, const float* taps,
                              const OctavePlanes& octave, int l) {
   const int bands = p.padded_height() / kColumnOutputs;
-  for (int i = threadIdx.x; i < bands * p.width; i += kThreads) {
-    const int x = i % p.width, y0 = i / p.width * kColumnOutputs;
+  for (StridedCells c(p.width); c.y < bands; c.next()) {
+    const int x = c.x, y0 = c.y * kColumnOutputs;
     float w[kColumnOutputs + 2 * R];
 #pragma unroll
     for (int j = 0; j < kColumnOutputs + 2 * R; ++j)
@@ -161,8 +180,8 @@ __global__ void __launch_bounds__(kThreads) small_octaves_kernel(SmallOctaves jo
     float* rows = shared + p.level_floats();
     // Level 0: every other pixel of the parent's level n_octave_layers, which this block wrote
     // itself where the parent is small too (a block sees its own writes after a barrier).
-    for (int i = threadIdx.x; i < p.width * p.height; i += kThreads) {
-      const int x = i % p.width, y = i / p.width;
+    for (StridedCells c(p.width); c.y < p.height; c.next()) {
+      const int x = c.x, y = c.y;
       const float value = row_of(parent, parent.gaussian, job.n_octave_layers, 2 * y)[2 * x];
       p.at(level, y, x) = value;
       row_of(octave, octave.gaussian, 0, y)[x] = value;
