@@ -110,8 +110,6 @@ struct CudaSiftExtractor::State {
   DeviceBuffer<float> frame_float, base, scratch, side_scratch, pyramid;
   std::vector<DeviceImage> gaussian_levels_, dog_levels_;  // [octave * levels + level]
   cuda::OctaveTable table{};
-  std::vector<cuda::OctavePlanes> octave_planes;
-  int small_octaves_from = 0;  // the octaves from here on are built by build_small_octaves
   cuda::CandidateKeyLayout key_layout{};
 
   // Per parameters (capacity).
@@ -285,17 +283,6 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
       dog_levels_.push_back(DeviceImage{cursor + l * plane, widths[o], heights[o], stride});
     cursor += plane * dogs();
   }
-  octave_planes.clear();
-  small_octaves_from = octaves;
-  for (int o = 0; o < octaves; ++o) {
-    const DeviceImage& level0 = gaussian(o, 0);
-    octave_planes.push_back(cuda::OctavePlanes{level0.data, dog(o, 0).data, level0.width,
-                                               level0.height, level0.stride,
-                                               table.gaussian[o].layer_stride});
-    if (o > 0 && small_octaves_from == octaves &&
-        cuda::small_octaves_fit(level0.width, level0.height, taps.data(), levels()))
-      small_octaves_from = o;
-  }
   width = frame_width;
   height = frame_height;
 }
@@ -319,7 +306,7 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
   // octave, so that the many short kernels of the small octaves overlap. Same kernels, same
   // results; the side stream has its own scratch.
   bool forked = false;
-  for (int o = 0; o < small_octaves_from; ++o) {
+  for (int o = 0; o < table.count; ++o) {
     const DeviceImage& level0 = gaussian(o, 0);
     const DeviceImage work{scratch.get(), level0.width, level0.height, level0.stride};
     const DeviceImage side_work{side_scratch.get(), level0.width, level0.height, level0.stride};
@@ -341,9 +328,6 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
                           &dog(o, l - 1), on);
     }
   }
-  if (small_octaves_from < table.count)
-    cuda::build_small_octaves(octave_planes.data(), small_octaves_from, table.count, levels(),
-                              params.n_octave_layers, taps.data(), stream);
   if (forked)
     tails.join(stream);
   check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");

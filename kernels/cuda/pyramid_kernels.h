@@ -6,7 +6,6 @@
 #include <cstddef>
 
 #include "gpusift/cuda_sift.h"
-#include "gpusift/sift_params.h"
 #include "gpusift/sift_scale_space.h"
 
 namespace gpusift::cuda {
@@ -24,9 +23,8 @@ struct GaussianTaps {
   float taps[kMaxGaussianRadius + 1];  // taps[0] is the centre
 };
 GaussianTaps make_gaussian_taps(float sigma);
-// The largest radius that the one-pass kernels (and build_small_octaves) take.
+// The largest radius that the one-pass kernels take.
 constexpr int kOnePassRadiusMax = 16;
-constexpr int kMaxScaleLevels = kMaxOctaveLayers + 3;
 
 // Frame (gray or RGB-family, device memory) to float gray in 0..255.
 void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,
@@ -48,26 +46,5 @@ void decimate_and_blur(const DeviceImage& parent, const DeviceImage& level0,
 void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,
                               const DeviceImage& dst, const GaussianTaps& taps,
                               const DeviceImage* dog, cudaStream_t stream);
-
-// Where one octave's levels and DoGs live: level l at gaussian + l * plane, DoG d at dog + d *
-// plane.
-struct OctavePlanes {
-  float* gaussian;
-  float* dog;
-  int width;
-  int height;
-  int stride;  // in floats
-  size_t plane;
-};
-
-// Whether build_small_octaves takes octaves from this size down, with these `levels` taps
-// (taps[0], the first octave's initial blur, is not used).
-bool small_octaves_fit(int width, int height, const GaussianTaps* taps, int levels);
-// Octaves first .. count - 1 in one launch of one block, each built in shared memory: level 0
-// decimated from level n_octave_layers of the octave before, then every level and DoG as
-// decimate_and_blur and gaussian_blur would make them, bit for bit. The small octaves' many
-// kernels are mostly their latency; here a level costs two block barriers instead of a kernel.
-void build_small_octaves(const OctavePlanes* octaves, int first, int count, int levels,
-                         int n_octave_layers, const GaussianTaps* taps, cudaStream_t stream);
 
 }  // namespace gpusift::cuda
