@@ -115,8 +115,8 @@ constexpr int kLevelThreads = 256;
 constexpr int kLevelWarps = kLevelThreads / 32;
 constexpr int kRowOutputsPerLane = 4;
 constexpr int kLevelTileWidth = 32 * kRowOutputsPerLane;
-constexpr int kColumnOutputsPerThread = 16;
-constexpr int kLevelTileHeight = kColumnOutputsPerThread * kLevelThreads / kLevelTileWidth;
+// Two threads per column, each making N outputs: the tile is 2N rows high.
+constexpr int kThreadsPerColumn = kLevelThreads / kLevelTileWidth;
 
 // A level's input: its own pixels, or with step 2 every other pixel of the previous octave's
 // level, which is how OpenCV starts an octave.
@@ -129,18 +129,19 @@ struct LevelSource {
   }
 };
 
-template <int R>
+template <int R, int N>
 struct LevelTile {
+  static constexpr int kHeight = kThreadsPerColumn * N;
   static constexpr int kWindowVectors = (kRowOutputsPerLane + 2 * R + 3) / 4;
   // Wide enough for the last lane's window, and a whole number of float4.
   static constexpr int kLine = (32 - 1) * kRowOutputsPerLane + 4 * kWindowVectors;
-  static constexpr int kLines = kLevelTileHeight + 2 * R;
+  static constexpr int kLines = kHeight + 2 * R;
 };
 
-template <int R>
-__device__ void load_level_tile(float (*tile)[LevelTile<R>::kLine], const LevelSource& src,
+template <int R, int N>
+__device__ void load_level_tile(float (*tile)[LevelTile<R, N>::kLine], const LevelSource& src,
                                 int width, int height, int x0, int y0) {
-  using Tile = LevelTile<R>;
+  using Tile = LevelTile<R, N>;
   constexpr int kLinesPerWarp = (Tile::kLines + kLevelWarps - 1) / kLevelWarps;
   constexpr int kPerLane = (Tile::kLine + 31) / 32;
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -181,9 +182,9 @@ __device__ void load_level_tile(float (*tile)[LevelTile<R>::kLine], const LevelS
 }
 
 // Each warp blurs whole lines; a lane's four outputs replace the start of its own window.
-template <int R>
-__device__ void blur_tile_rows(float (*tile)[LevelTile<R>::kLine], const GaussianTaps& taps) {
-  using Tile = LevelTile<R>;
+template <int R, int N>
+__device__ void blur_tile_rows(float (*tile)[LevelTile<R, N>::kLine], const GaussianTaps& taps) {
+  using Tile = LevelTile<R, N>;
   const int lane = threadIdx.x % 32;
   const int first = lane * kRowOutputsPerLane;
   for (int i = threadIdx.x / 32; i < Tile::kLines; i += kLevelWarps) {
@@ -212,40 +213,40 @@ __device__ void blur_tile_rows(float (*tile)[LevelTile<R>::kLine], const Gaussia
 
 // dst = blur(source); with `dog`, also dog = dst - source; with `level0`, also level0 = source.
 // Three blocks per multiprocessor: at the registers it would take unbounded, only two fit.
-template <int R>
+template <int R, int N>
 __global__ void __launch_bounds__(kLevelThreads, 3)
     blur_level_kernel(LevelSource src, DeviceImage dst, GaussianTaps taps, DeviceImage dog,
                       DeviceImage level0) {
   wait_for_previous_kernel();
   let_next_kernel_start();
-  using Tile = LevelTile<R>;
+  using Tile = LevelTile<R, N>;
   __shared__ __align__(16) float tile[Tile::kLines][Tile::kLine];
   const int width = dst.width, height = dst.height;
-  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * kLevelTileHeight;
-  load_level_tile<R>(tile, src, width, height, x0, y0);
+  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * Tile::kHeight;
+  load_level_tile<R, N>(tile, src, width, height, x0, y0);
   __syncthreads();
 
   const int column = threadIdx.x % kLevelTileWidth;
-  const int first = threadIdx.x / kLevelTileWidth * kColumnOutputsPerThread;
-  float source[kColumnOutputsPerThread];
+  const int first = threadIdx.x / kLevelTileWidth * N;
+  float source[N];
   if (dog.data || level0.data) {
 #pragma unroll
-    for (int o = 0; o < kColumnOutputsPerThread; ++o)
+    for (int o = 0; o < N; ++o)
       source[o] = tile[first + o + R][column + R];
     __syncthreads();  // the row pass overwrites these
   }
-  blur_tile_rows<R>(tile, taps);
+  blur_tile_rows<R, N>(tile, taps);
   __syncthreads();
 
   const int x = x0 + column;
   if (x >= width)
     return;
-  float w[kColumnOutputsPerThread + 2 * R];
+  float w[N + 2 * R];
 #pragma unroll
-  for (int j = 0; j < kColumnOutputsPerThread + 2 * R; ++j)
+  for (int j = 0; j < N + 2 * R; ++j)
     w[j] = tile[first + j][column];
 #pragma unroll
-  for (int o = 0; o < kColumnOutputsPerThread; ++o) {
+  for (int o = 0; o < N; ++o) {
     const int y = y0 + first + o;
     if (y >= height)
       return;
@@ -261,13 +262,38 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
   }
 }
 
+template <int R, int N>
+void launch_blur_level(dim3 grid, const LevelSource& src, const DeviceImage& dst,
+                       const GaussianTaps& taps, const DeviceImage& dog, const DeviceImage& level0,
+                       cudaStream_t stream) {
+  grid.y = (dst.height + LevelTile<R, N>::kHeight - 1) / LevelTile<R, N>::kHeight;
+  launch_overlapped(blur_level_kernel<R, N>, grid, dim3(kLevelThreads), 0, stream,
+                    "blur_level_kernel", src, dst, taps, dog, level0);
+}
+
+int multiprocessor_count() {
+  int device = 0, count = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
+  return count;
+}
+
+// Tall tiles share their halo lines among more outputs; below two blocks a multiprocessor, a
+// block's own latency is the kernel's, and lower tiles spread the level over more of them.
 template <int R>
 void blur_level(const LevelSource& src, const DeviceImage& dst, const GaussianTaps& taps,
                 const DeviceImage& dog, const DeviceImage& level0, cudaStream_t stream) {
-  const dim3 grid((dst.width + kLevelTileWidth - 1) / kLevelTileWidth,
-                  (dst.height + kLevelTileHeight - 1) / kLevelTileHeight);
-  launch_overlapped(blur_level_kernel<R>, grid, dim3(kLevelThreads), 0, stream, "blur_level_kernel",
-                    src, dst, taps, dog, level0);
+  const dim3 grid((dst.width + kLevelTileWidth - 1) / kLevelTileWidth);
+  const int enough = 2 * multiprocessor_count();
+  const auto blocks = [&](int tile_height) {
+    return static_cast<int>(grid.x) * ((dst.height + tile_height - 1) / tile_height);
+  };
+  if (blocks(LevelTile<R, 16>::kHeight) >= enough)
+    launch_blur_level<R, 16>(grid, src, dst, taps, dog, level0, stream);
+  else if (blocks(LevelTile<R, 8>::kHeight) >= enough)
+    launch_blur_level<R, 8>(grid, src, dst, taps, dog, level0, stream);
+  else
+    launch_blur_level<R, 4>(grid, src, dst, taps, dog, level0, stream);
 }
 
 using LevelBlur = void (*)(const LevelSource&, const DeviceImage&, const GaussianTaps&,

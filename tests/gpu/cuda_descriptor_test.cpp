@@ -22,6 +22,8 @@ struct DeviceArray {
   explicit DeviceArray(const std::vector<T>& host) : size(host.size()) {
     EXPECT_EQ(cudaMalloc(&data, sizeof(T) * size), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(data, host.data(), sizeof(T) * size, cudaMemcpyHostToDevice), cudaSuccess);
+    // From pageable memory the copy may return before its DMA lands.
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
   ~DeviceArray() { cudaFree(data); }
   std::vector<T> download() const {

@@ -32,6 +32,7 @@ class DeviceCopy {
     if (cudaMalloc(&data_, bytes) != cudaSuccess)
       throw std::runtime_error("cudaMalloc failed");
     cudaMemcpy(data_, set.data(), set.value_bytes(), cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();  // from pageable memory the copy may return before its DMA lands
     view_.data = data_;
     view_.memory = MemoryKind::kDevice;
   }
