@@ -302,9 +302,9 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
     cuda::upscale_2x(input, start, stream);
   }
   // The levels of an octave above n_octave_layers lead only to its DoGs, not to the next octave:
-  // they run on a side stream while this one decimates level n_octave_layers into the next
-  // octave, so that the many short kernels of the small octaves overlap. Same kernels, same
-  // results; the side stream has its own scratch.
+  // they run on a side stream while this one starts the next octave from level n_octave_layers,
+  // so that the many short kernels of the small octaves overlap. Same kernels, same results; the
+  // side stream has its own scratch where the blur needs one (radii past kOnePassRadiusMax).
   bool forked = false;
   for (int o = 0; o < table.count; ++o) {
     const DeviceImage& level0 = gaussian(o, 0);
