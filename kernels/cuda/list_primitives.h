@@ -19,6 +19,7 @@ struct Scratch {
   size_t bytes;
 };
 
+// Stable sort of n pairs by the keys' bits [0, key_bits).
 void sort_by_key(const Scratch& scratch, const uint64_t* keys_in, uint64_t* keys_out,
                  const uint32_t* values_in, uint32_t* values_out, int n, int key_bits,
                  cudaStream_t stream);

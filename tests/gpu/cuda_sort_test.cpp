@@ -1,0 +1,79 @@
+// The candidates' sort is stable on the key bits it is given: their order, and so the keypoints'
+// order, is std::stable_sort's.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "gpu_fixture.h"
+#include "list_primitives.h"
+
+namespace gpusift::testing {
+namespace {
+
+class CudaSort : public CudaTest {};
+
+template <typename T>
+struct DeviceArray {
+  explicit DeviceArray(size_t size) : size(size) {
+    EXPECT_EQ(cudaMalloc(&data, sizeof(T) * std::max<size_t>(size, 1)), cudaSuccess);
+  }
+  ~DeviceArray() { cudaFree(data); }
+  void upload(const std::vector<T>& host) {
+    ASSERT_EQ(cudaMemcpy(data, host.data(), sizeof(T) * size, cudaMemcpyHostToDevice), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // pageable copies may return early
+  }
+  std::vector<T> download() const {
+    std::vector<T> host(size);
+    cudaMemcpy(host.data(), data, sizeof(T) * size, cudaMemcpyDeviceToHost);
+    return host;
+  }
+  T* data = nullptr;
+  size_t size;
+};
+
+TEST_F(CudaSort, SortsStablyByTheKeyBitsInOneBlockAndBeyond) {
+  std::mt19937_64 random(17);
+  struct Case {
+    int n, key_bits;
+  };
+  for (const Case c : {Case{1, 27}, Case{1000, 27}, Case{8192, 27}, Case{5000, 32}, Case{8192, 40},
+                       Case{8193, 27}, Case{20000, 29}}) {
+    // Few distinct keys, so that stability decides most of the order.
+    std::uniform_int_distribution<uint64_t> key(0, (uint64_t{1} << c.key_bits) - 1);
+    std::vector<uint64_t> distinct(64);
+    for (uint64_t& k : distinct)
+      k = key(random);
+    std::vector<uint64_t> keys(c.n);
+    for (uint64_t& k : keys)
+      k = distinct[random() % distinct.size()];
+    std::vector<uint32_t> values(c.n);
+    std::iota(values.begin(), values.end(), 0u);
+
+    DeviceArray<uint64_t> keys_in(c.n), keys_out(c.n);
+    DeviceArray<uint32_t> values_in(c.n), values_out(c.n);
+    keys_in.upload(keys);
+    values_in.upload(values);
+    const size_t scratch_bytes = cuda::list_scratch_bytes(c.n);
+    DeviceArray<uint8_t> scratch(scratch_bytes);
+    cuda::sort_by_key(cuda::Scratch{scratch.data, scratch_bytes}, keys_in.data, keys_out.data,
+                      values_in.data, values_out.data, c.n, c.key_bits, stream_.get());
+    ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+
+    std::vector<uint32_t> expected = values;
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+    std::vector<uint64_t> expected_keys(c.n);
+    for (int i = 0; i < c.n; ++i)
+      expected_keys[i] = keys[expected[i]];
+    EXPECT_EQ(values_out.download(), expected) << c.n << " keys of " << c.key_bits << " bits";
+    EXPECT_EQ(keys_out.download(), expected_keys) << c.n << " keys of " << c.key_bits << " bits";
+  }
+}
+
+}  // namespace
+}  // namespace gpusift::testing
