@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "device_array.h"
 #include "feature_kernels.h"
 #include "gpu_fixture.h"
 #include "gpusift/sift_descriptor.h"
@@ -16,24 +17,6 @@ namespace gpusift::testing {
 namespace {
 
 class CudaDescriptor : public CudaTest {};
-
-template <typename T>
-struct DeviceArray {
-  explicit DeviceArray(const std::vector<T>& host) : size(host.size()) {
-    EXPECT_EQ(cudaMalloc(&data, sizeof(T) * size), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data, host.data(), sizeof(T) * size, cudaMemcpyHostToDevice), cudaSuccess);
-    // From pageable memory the copy may return before its DMA lands.
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  }
-  ~DeviceArray() { cudaFree(data); }
-  std::vector<T> download() const {
-    std::vector<T> host(size);
-    cudaMemcpy(host.data(), data, sizeof(T) * size, cudaMemcpyDeviceToHost);
-    return host;
-  }
-  T* data = nullptr;
-  size_t size;
-};
 
 TEST_F(CudaDescriptor, HalvesAndCarriedSumsGiveTheSameBits) {
   const int width = 181, height = 137, stride = 192, layers = 3;

@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "device_array.h"
 #include "gpu_fixture.h"
 #include "list_primitives.h"
 
@@ -17,26 +18,7 @@ namespace {
 
 class CudaSort : public CudaTest {};
 
-template <typename T>
-struct DeviceArray {
-  explicit DeviceArray(size_t size) : size(size) {
-    EXPECT_EQ(cudaMalloc(&data, sizeof(T) * std::max<size_t>(size, 1)), cudaSuccess);
-  }
-  ~DeviceArray() { cudaFree(data); }
-  void upload(const std::vector<T>& host) {
-    ASSERT_EQ(cudaMemcpy(data, host.data(), sizeof(T) * size, cudaMemcpyHostToDevice), cudaSuccess);
-    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // pageable copies may return early
-  }
-  std::vector<T> download() const {
-    std::vector<T> host(size);
-    cudaMemcpy(host.data(), data, sizeof(T) * size, cudaMemcpyDeviceToHost);
-    return host;
-  }
-  T* data = nullptr;
-  size_t size;
-};
-
-TEST_F(CudaSort, SortsStablyByTheKeyBitsInOneBlockAndBeyond) {
+TEST_F(CudaSort, SortsStablyByTheKeyBits) {
   std::mt19937_64 random(17);
   struct Case {
     int n, key_bits;
