@@ -138,9 +138,13 @@ struct LevelTile {
   static constexpr int kLines = kHeight + 2 * R;
 };
 
+// A tile's lines, as a kernel parameter (clang cannot parse the array type spelled out there).
 template <int R, int N>
-__device__ void load_level_tile(float (*tile)[LevelTile<R, N>::kLine], const LevelSource& src,
-                                int width, int height, int x0, int y0) {
+using TileLines = float (*)[LevelTile<R, N>::kLine];
+
+template <int R, int N>
+__device__ void load_level_tile(TileLines<R, N> tile, const LevelSource& src, int width, int height,
+                                int x0, int y0) {
   using Tile = LevelTile<R, N>;
   constexpr int kLinesPerWarp = (Tile::kLines + kLevelWarps - 1) / kLevelWarps;
   constexpr int kPerLane = (Tile::kLine + 31) / 32;
@@ -183,7 +187,7 @@ __device__ void load_level_tile(float (*tile)[LevelTile<R, N>::kLine], const Lev
 
 // Each warp blurs whole lines; a lane's four outputs replace the start of its own window.
 template <int R, int N>
-__device__ void blur_tile_rows(float (*tile)[LevelTile<R, N>::kLine], const GaussianTaps& taps) {
+__device__ void blur_tile_rows(TileLines<R, N> tile, const GaussianTaps& taps) {
   using Tile = LevelTile<R, N>;
   const int lane = threadIdx.x % 32;
   const int first = lane * kRowOutputsPerLane;
