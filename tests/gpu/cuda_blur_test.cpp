@@ -53,7 +53,7 @@ TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
   for (int size_index = 0; size_index < 6; ++size_index) {
     const int widths[] = {1, 7, 131, 333, 2000, 1900}, heights[] = {1, 5, 97, 70, 1100, 300};
     const int w = widths[size_index], h = heights[size_index];
-    DevicePlane source(w, h), scratch(w, h), window_out(w, h), window_dog(w, h), any_out(w, h),
+    DevicePlane source(w, h), scratch(w, h), one_pass_out(w, h), one_pass_dog(w, h), any_out(w, h),
         any_dog(w, h);
     std::vector<float> host(static_cast<size_t>(source.image.stride) * h);
     for (float& value : host)
@@ -62,14 +62,14 @@ TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
     for (float sigma = 0.2f; sigma < 4.6f; sigma += 0.1f) {
       const cuda::GaussianTaps taps = cuda::make_gaussian_taps(sigma);
       radii.insert(taps.radius);
-      cuda::gaussian_blur(source.image, scratch.image, window_out.image, taps, &window_dog.image,
-                          stream_.get());
+      cuda::gaussian_blur(source.image, scratch.image, one_pass_out.image, taps,
+                          &one_pass_dog.image, stream_.get());
       cuda::gaussian_blur_any_radius(source.image, scratch.image, any_out.image, taps,
                                      &any_dog.image, stream_.get());
       ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
-      EXPECT_TRUE(same_bits(window_out.download(), any_out.download()))
+      EXPECT_TRUE(same_bits(one_pass_out.download(), any_out.download()))
           << w << "x" << h << " sigma " << sigma << " radius " << taps.radius;
-      EXPECT_TRUE(same_bits(window_dog.download(), any_dog.download()))
+      EXPECT_TRUE(same_bits(one_pass_dog.download(), any_dog.download()))
           << w << "x" << h << " sigma " << sigma << " radius " << taps.radius;
     }
   }
