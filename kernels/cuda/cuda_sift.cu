@@ -131,6 +131,8 @@ struct CudaSiftExtractor::State {
   cudaStream_t stream = nullptr;
   // Where an octave's levels above n_octave_layers run (see enqueue_scale_space).
   cuda::ForkedStream tails;
+  // Where host frames are uploaded, so that frame N + 1's copy overlaps frame N's kernels.
+  cuda::ForkedStream uploads;
 
   ~State() { drop_frames(); }
 
@@ -288,7 +290,9 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
 }
 
 void CudaSiftExtractor::State::convert_input(ResultSlot& slot) {
-  const cuda::StagedFrame staged = slot.staging.stage(slot.frame, device, stream);
+  const cuda::StagedFrame staged = slot.staging.stage(slot.frame, device, uploads.unordered());
+  if (staged.uploaded)
+    uploads.join(stream);
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
   cuda::convert_to_float(staged.data, staged.pitch_bytes, slot.frame.format, input, stream);
 }
@@ -348,8 +352,8 @@ void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
   const int* found = counters.get() + kFoundCandidates;
   const cuda::Scratch scratch_space{list_scratch.get(), list_scratch.bytes()};
   cuda::pad_candidate_keys(list, stream);
-  cuda::sort_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
-                    indices_sorted.get(), sorted_bound, key_layout.bits, stream);
+  cuda::sort_padded_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
+                           indices_sorted.get(), found, sorted_bound, key_layout.bits, stream);
   check(cudaMemsetAsync(peak_counts.get(), 0, sizeof(int) * (sorted_bound + 1), stream),
         "cudaMemsetAsync");
   cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), found,
@@ -538,6 +542,7 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
   s.sorted_bound = s.bound_for(0);
   s.allocate_lists();
   s.tails.create();
+  s.uploads.create();
 }
 
 CudaSiftExtractor::~CudaSiftExtractor() = default;

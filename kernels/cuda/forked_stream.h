@@ -32,6 +32,9 @@ class ForkedStream {
     fork_.wait_on(stream_);
     return stream_;
   }
+  // The side stream, ordered after nothing: for work that needs only the host's data, such as a
+  // frame's upload, which then overlaps the kernels still running on `main`.
+  cudaStream_t unordered() { return stream_; }
   // `main` from now on waits for everything enqueued on the side stream.
   void join(cudaStream_t main) {
     join_.record(stream_);

@@ -3,6 +3,7 @@
 
 #include "frame_staging.h"
 #include "gpusift/error.h"
+#include "gpusift/host_copy.h"
 
 namespace gpusift::cuda {
 
@@ -42,22 +43,26 @@ StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t
       throw Error(ErrorCode::kInvalidArgument, "frame is on CUDA device " +
                                                    std::to_string(attributes.device) +
                                                    ", the extractor on " + std::to_string(device));
-    return StagedFrame{frame.data, frame.pitch_bytes};
+    return StagedFrame{frame.data, frame.pitch_bytes, false};
   }
   const bool pinned = attributes.type == cudaMemoryTypeHost;
   if (map_host_frames_ && pinned && attributes.devicePointer)
-    return StagedFrame{attributes.devicePointer, frame.pitch_bytes};
+    return StagedFrame{attributes.devicePointer, frame.pitch_bytes, false};
 
   const size_t row_bytes = static_cast<size_t>(frame.width) * bytes_per_pixel(frame.format);
   const void* source = frame.data;
   size_t source_pitch = frame.pitch_bytes;
   if (!pinned || map_host_frames_) {
     pinned_input_.reserve(row_bytes * frame.height);
-    for (int y = 0; y < frame.height; ++y)
-      std::memcpy(pinned_input_.get() + y * row_bytes,
-                  static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes, row_bytes);
+    if (frame.pitch_bytes == row_bytes) {
+      copy_in_parallel(frame.data, row_bytes * frame.height, pinned_input_.get());
+    } else {
+      for (int y = 0; y < frame.height; ++y)
+        std::memcpy(pinned_input_.get() + y * row_bytes,
+                    static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes, row_bytes);
+    }
     if (map_host_frames_)
-      return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes};
+      return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes, false};
     source = pinned_input_.get();
     source_pitch = row_bytes;
   }
@@ -65,7 +70,7 @@ StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t
   check(cudaMemcpy2DAsync(device_input_.get(), row_bytes, source, source_pitch, row_bytes,
                           frame.height, cudaMemcpyHostToDevice, stream),
         "cudaMemcpy2DAsync (frame upload)");
-  return StagedFrame{device_input_.get(), row_bytes};
+  return StagedFrame{device_input_.get(), row_bytes, true};
 }
 
 }  // namespace gpusift::cuda

@@ -19,6 +19,7 @@ namespace gpusift::cuda {
 struct StagedFrame {
   const void* data;  // an address the device reads
   size_t pitch_bytes;
+  bool uploaded;  // by a copy on the stream given to stage()
 };
 
 // Whether `device` (the current one) reads host frames in place under `access`. Throws

@@ -24,6 +24,12 @@ void sort_by_key(const Scratch& scratch, const uint64_t* keys_in, uint64_t* keys
                  const uint32_t* values_in, uint32_t* values_out, int n, int key_bits,
                  cudaStream_t stream);
 
+// sort_by_key for a list whose items from min(*count, n) on are a padded tail: already in order
+// and above every earlier key. Its cost grows with the count rather than with n.
+void sort_padded_by_key(const Scratch& scratch, const uint64_t* keys_in, uint64_t* keys_out,
+                        const uint32_t* values_in, uint32_t* values_out, const int* count, int n,
+                        int key_bits, cudaStream_t stream);
+
 // out[i] = sum of in[0..i), for n items.
 void exclusive_sum(const Scratch& scratch, const int* in, int* out, int n, cudaStream_t stream);
 

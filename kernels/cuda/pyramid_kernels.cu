@@ -275,29 +275,24 @@ void launch_blur_level(dim3 grid, const LevelSource& src, const DeviceImage& dst
                     "blur_level_kernel", src, dst, taps, dog, level0);
 }
 
-int multiprocessor_count() {
-  int device = 0, count = 0;
-  cudaGetDevice(&device);
-  cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device);
-  return count;
-}
+// The tile heights one_pass_tile_height() chooses from, each the kernel's 2N rows.
+static_assert(LevelTile<1, 16>::kHeight == 32 && LevelTile<1, 8>::kHeight == 16 &&
+              LevelTile<1, 4>::kHeight == 8);
 
-// Tall tiles share their halo lines among more outputs; below two blocks a multiprocessor, a
-// block's own latency is the kernel's, and lower tiles spread the level over more of them.
 template <int R>
 void blur_level(const LevelSource& src, const DeviceImage& dst, const GaussianTaps& taps,
                 const DeviceImage& dog, const DeviceImage& level0, cudaStream_t stream) {
   const dim3 grid((dst.width + kLevelTileWidth - 1) / kLevelTileWidth);
-  const int enough = 2 * multiprocessor_count();
-  const auto blocks = [&](int tile_height) {
-    return static_cast<int>(grid.x) * ((dst.height + tile_height - 1) / tile_height);
-  };
-  if (blocks(LevelTile<R, 16>::kHeight) >= enough)
-    launch_blur_level<R, 16>(grid, src, dst, taps, dog, level0, stream);
-  else if (blocks(LevelTile<R, 8>::kHeight) >= enough)
-    launch_blur_level<R, 8>(grid, src, dst, taps, dog, level0, stream);
-  else
-    launch_blur_level<R, 4>(grid, src, dst, taps, dog, level0, stream);
+  switch (one_pass_tile_height(dst.width, dst.height)) {
+    case 32:
+      launch_blur_level<R, 16>(grid, src, dst, taps, dog, level0, stream);
+      break;
+    case 16:
+      launch_blur_level<R, 8>(grid, src, dst, taps, dog, level0, stream);
+      break;
+    default:
+      launch_blur_level<R, 4>(grid, src, dst, taps, dog, level0, stream);
+  }
 }
 
 using LevelBlur = void (*)(const LevelSource&, const DeviceImage&, const GaussianTaps&,
@@ -321,6 +316,20 @@ dim3 pixel_grid(int width, int height, dim3 block) {
 }
 
 }  // namespace
+
+// Tall tiles share their halo lines among more outputs; below two blocks a multiprocessor, a
+// block's own latency is the kernel's, and lower tiles spread the level over more of them.
+int one_pass_tile_height(int width, int height) {
+  int device = 0, multiprocessors = 0;
+  cudaGetDevice(&device);
+  cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device);
+  const int columns = (width + kLevelTileWidth - 1) / kLevelTileWidth;
+  for (const int tile_height : {32, 16}) {
+    if (columns * ((height + tile_height - 1) / tile_height) >= 2 * multiprocessors)
+      return tile_height;
+  }
+  return 8;
+}
 
 GaussianTaps make_gaussian_taps(float sigma) {
   GaussianTaps t{};

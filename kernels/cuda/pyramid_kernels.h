@@ -25,6 +25,9 @@ struct GaussianTaps {
 GaussianTaps make_gaussian_taps(float sigma);
 // The largest radius that the one-pass kernels take.
 constexpr int kOnePassRadiusMax = 16;
+// The rows of a one-pass kernel's tile for a level of this size on the current device: 32, 16
+// or 8, the tallest that still gives every multiprocessor two blocks.
+int one_pass_tile_height(int width, int height);
 
 // Frame (gray or RGB-family, device memory) to float gray in 0..255.
 void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,

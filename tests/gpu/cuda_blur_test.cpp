@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "gpu_fixture.h"
@@ -44,15 +45,28 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
+// Small odd sizes (8-row tiles), then the first odd heights at which a 1900-pixel-wide level
+// takes the 16- and the 32-row tile on this GPU (they depend on its multiprocessor count).
+std::vector<std::pair<int, int>> sizes_for_every_tile_height() {
+  std::vector<std::pair<int, int>> sizes{{1, 1}, {7, 5}, {131, 97}, {333, 70}};
+  const int wide = 1900;
+  for (const int tile_height : {16, 32}) {
+    for (int h = 1; h < 1 << 16; h += 2) {
+      if (cuda::one_pass_tile_height(wide, h) == tile_height) {
+        sizes.emplace_back(wide, h);
+        break;
+      }
+    }
+  }
+  return sizes;
+}
+
 TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
   std::mt19937 random(7);
   std::uniform_real_distribution<float> pixel(0.f, 255.f);
-  std::set<int> radii;
-  // The one-pass kernel's tile is lower on grids that would leave multiprocessors idle; with 132
-  // of them (H100, H200) the last two sizes take the 32- and 16-row tiles, the others 8 rows.
-  for (int size_index = 0; size_index < 6; ++size_index) {
-    const int widths[] = {1, 7, 131, 333, 2000, 1900}, heights[] = {1, 5, 97, 70, 1100, 300};
-    const int w = widths[size_index], h = heights[size_index];
+  std::set<int> radii, tile_heights;
+  for (const auto& [w, h] : sizes_for_every_tile_height()) {
+    tile_heights.insert(cuda::one_pass_tile_height(w, h));
     DevicePlane source(w, h), scratch(w, h), one_pass_out(w, h), one_pass_dog(w, h), any_out(w, h),
         any_dog(w, h);
     std::vector<float> host(static_cast<size_t>(source.image.stride) * h);
@@ -73,8 +87,9 @@ TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
           << w << "x" << h << " sigma " << sigma << " radius " << taps.radius;
     }
   }
-  // Every radius with a one-pass kernel, and some past them.
+  // Every radius with a one-pass kernel, and some past them; every tile height.
   EXPECT_TRUE(radii.count(1) && radii.count(16) && radii.count(18));
+  EXPECT_EQ(tile_heights, (std::set<int>{8, 16, 32}));
 }
 
 TEST_F(CudaBlur, DecimateAndBlurEqualsDecimatingThenBlurring) {
