@@ -129,6 +129,35 @@ __device__ __forceinline__ void add_window(const FloatImageView& level,
   }
 }
 
+// The block's sum of one value per thread, in a fixed order (a butterfly within each warp, then
+// the warps' sums pairwise), so that every run gives the same bits. `partial` holds a value per
+// warp.
+__device__ float block_sum(float value, float* partial) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    value = __fadd_rn(value, __shfl_xor_sync(0xffffffffu, value, offset));
+  if (threadIdx.x % 32 == 0)
+    partial[threadIdx.x / 32] = value;
+  __syncthreads();
+  static_assert(kWarpsPerKeypoint == 4, "the warps' sums are added pairwise");
+  const float total =
+      __fadd_rn(__fadd_rn(partial[0], partial[1]), __fadd_rn(partial[2], partial[3]));
+  __syncthreads();  // the next sum reuses `partial`
+  return total;
+}
+
+// Thread t's value of the descriptor from the block's histogram, normalised (and made RootSIFT)
+// by the block: the values' sums are block reductions rather than one thread's loop over all 128.
+__device__ float described_value(const float* hist, DescriptorFormat format, float* partial) {
+  float value = folded_descriptor_value(hist, threadIdx.x);
+  const float clamp = descriptor_clamp(block_sum(__fmul_rn(value, value), partial));
+  value = min_of(value, clamp);
+  value = __fmul_rn(value, descriptor_unit_scale(block_sum(__fmul_rn(value, value), partial)));
+  if (format == DescriptorFormat::kRootSift)
+    value = rootsift_value(value, block_sum(fabsf(value), partial));
+  return value;
+}
+
 // Blocks take keypoints in turn. A block's warps take the window's rows in turn, the lanes of a
 // warp neighbouring columns of the row (coalesced loads), only the columns that can fall into the
 // descriptor; each sample's trilinear contributions go to a fixed-point histogram in shared
@@ -140,7 +169,7 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
   __shared__ unsigned low[kHistogramCopies * kDescriptorHistLength];
   __shared__ unsigned high[kHistogramCopies * kDescriptorHistLength];
   __shared__ float hist[kDescriptorHistLength];
-  __shared__ float unit[kDescriptorLength];
+  __shared__ float partial[kWarpsPerKeypoint];
   const int t = threadIdx.x, lane = t % 32;
 
   // Lanes 8c..8c+7 add to histogram copy c, lane l in slot order l % 8.
@@ -182,25 +211,18 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
       hist[b] = from_fixed_point(sum);
     }
     __syncthreads();
-    if (t == 0) {
-      fold_descriptor_histogram(hist, unit);
-      normalize_descriptor(unit);
-      if (format == DescriptorFormat::kRootSift)
-        descriptor_to_rootsift(unit);
-    }
-    __syncthreads();
+    const float value = described_value(hist, format, partial);
     const size_t index = static_cast<size_t>(row) * kDescriptorLength + t;
     if (format == DescriptorFormat::kUint8) {
-      const uint8_t value = descriptor_byte(unit[t]);
-      static_cast<uint8_t*>(descriptors)[index] = value;
+      const uint8_t byte = descriptor_byte(value);
+      static_cast<uint8_t*>(descriptors)[index] = byte;
       if (host_descriptors)
-        static_cast<uint8_t*>(host_descriptors)[index] = value;
+        static_cast<uint8_t*>(host_descriptors)[index] = byte;
     } else {
-      static_cast<float*>(descriptors)[index] = unit[t];
+      static_cast<float*>(descriptors)[index] = value;
       if (host_descriptors)
-        static_cast<float*>(host_descriptors)[index] = unit[t];
+        static_cast<float*>(host_descriptors)[index] = value;
     }
-    __syncthreads();
   }
 }
 

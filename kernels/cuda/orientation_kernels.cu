@@ -9,6 +9,77 @@ namespace {
 
 constexpr int kWarpsPerBlock = 4;
 
+// A lane's samples of the window, kSamplesAtOnce at a time: sample lane + 32 k + 32 kSamplesAtOnce
+// m of the window's row-major order, so that the loads and the transcendentals of several samples
+// overlap (few warps share a multiprocessor, and each waits on its own chain otherwise).
+constexpr int kSamplesAtOnce = 4;
+
+struct WindowWalk {
+  int rows, cols;
+  int down, right;  // the step of 32 samples, in rows and columns
+  __device__ void advance(int* y, int* x) const {
+    *y += down;
+    *x += right;
+    if (*x >= cols) {
+      *x -= cols;
+      ++*y;
+    }
+  }
+};
+
+__device__ void add_window_samples(const FloatImageView& level, const OrientationWindow& window,
+                                   int y0, const WindowWalk& walk, int x0,
+                                   unsigned long long* own) {
+  const int lane = threadIdx.x % 32;
+  int y = lane / walk.cols, x = lane % walk.cols;
+  while (y < walk.rows) {
+    int bins[kSamplesAtOnce];
+    float values[kSamplesAtOnce];
+    bool ok[kSamplesAtOnce];
+#pragma unroll
+    for (int k = 0; k < kSamplesAtOnce; ++k) {
+      ok[k] =
+          y < walk.rows && orientation_sample(level, window, y0 + y, x0 + x, &bins[k], &values[k]);
+      walk.advance(&y, &x);
+    }
+#pragma unroll
+    for (int k = 0; k < kSamplesAtOnce; ++k) {
+      if (ok[k])
+        own[bins[k] * 32 + lane] += to_fixed_point(values[k]);
+    }
+  }
+}
+
+// Lane b smooths bins b and b + 32, the warp finds the maximum, and each peak's lane writes its
+// angle at its rank among the peaks: the peaks in bin order, as orientation_peaks() gives them.
+__device__ int write_peaks(const float* raw, float* smoothed, float* angles) {
+  const int lane = threadIdx.x % 32;
+  constexpr int kSecondBins = kOrientationBins - 32;
+  static_assert(kSecondBins > 0 && kSecondBins <= 32, "two bins per lane");
+  const bool second = lane < kSecondBins;
+  smoothed[lane] = smoothed_orientation_bin(raw, lane);
+  if (second)
+    smoothed[32 + lane] = smoothed_orientation_bin(raw, 32 + lane);
+  float maximum = second ? fmaxf(smoothed[lane], smoothed[32 + lane]) : smoothed[lane];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2)
+    maximum = fmaxf(maximum, __shfl_xor_sync(0xffffffffu, maximum, offset));
+  __syncwarp();
+  const float threshold = maximum * kOrientationPeakRatio;
+  float angle = 0.f, second_angle = 0.f;
+  const bool peak = orientation_peak(smoothed, lane, threshold, &angle);
+  const bool second_peak =
+      second && orientation_peak(smoothed, 32 + lane, threshold, &second_angle);
+  const unsigned peaks = __ballot_sync(0xffffffffu, peak);
+  const unsigned second_peaks = __ballot_sync(0xffffffffu, second_peak);
+  const unsigned below = (1u << lane) - 1u;
+  if (peak)
+    angles[__popc(peaks & below)] = angle;
+  if (second_peak)
+    angles[__popc(peaks) + __popc(second_peaks & below)] = second_angle;
+  return __popc(peaks) + __popc(second_peaks);
+}
+
 // Warps take candidates in turn; every lane of a warp adds its samples to a histogram of its own
 // in shared memory (64-bit fixed point, plain adds: no atomics, no lanes waiting on one bin), and
 // the lanes' histograms are summed at the end. Integer sums are the same whichever lane adds what
@@ -22,6 +93,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
   // accesses never share a bank pair whatever bins they hit.
   __shared__ unsigned long long sums[kWarpsPerBlock][kOrientationBins * 32];
   __shared__ float raw[kWarpsPerBlock][kOrientationBins];
+  __shared__ float smoothed[kWarpsPerBlock][kOrientationBins];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   unsigned long long* const own = sums[warp];
   const int n = min(*count, capacity);
@@ -36,40 +108,13 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const float scale_in_octave = c.keypoint.size * 0.5f / ldexpf(1.f, c.octave + first_octave);
     const OrientationWindow window = orientation_window(c.row, c.col, scale_in_octave);
     const FloatImageView level = octaves.gaussian[c.octave].layer(c.layer);
-    // The part of the window with a gradient (orientation_sample rejects the image's border),
-    // taken in row-major order by the lanes: lane l the samples l, l + 32, ..., two at a time so
-    // that their loads overlap.
+    // The part of the window with a gradient (orientation_sample rejects the image's border).
     const int r = window.radius;
     const int y0 = max(-r, 1 - window.row), y1 = min(r, level.height - 2 - window.row);
     const int x0 = max(-r, 1 - window.col), x1 = min(r, level.width - 2 - window.col);
     const int rows = y1 - y0 + 1, cols = x1 - x0 + 1;
-    if (rows > 0 && cols > 0) {
-      const int down32 = 32 / cols, right32 = 32 % cols;
-      const int down64 = 64 / cols, right64 = 64 % cols;
-      int y = lane / cols, x = lane % cols;  // sample lane + 64 m
-      while (y < rows) {
-        int y2 = y + down32, x2 = x + right32;  // sample lane + 64 m + 32
-        if (x2 >= cols) {
-          x2 -= cols;
-          ++y2;
-        }
-        int bin, bin2;
-        float value, value2;
-        const bool ok = orientation_sample(level, window, y0 + y, x0 + x, &bin, &value);
-        const bool ok2 =
-            y2 < rows && orientation_sample(level, window, y0 + y2, x0 + x2, &bin2, &value2);
-        if (ok)
-          own[bin * 32 + lane] += to_fixed_point(value);
-        if (ok2)
-          own[bin2 * 32 + lane] += to_fixed_point(value2);
-        y += down64;
-        x += right64;
-        if (x >= cols) {
-          x -= cols;
-          ++y;
-        }
-      }
-    }
+    if (rows > 0 && cols > 0)
+      add_window_samples(level, window, y0, WindowWalk{rows, cols, 32 / cols, 32 % cols}, x0, own);
     __syncwarp();
     // Lane b sums bin b over the lanes, starting at a different lane each so that the 32 loads of
     // a step fall into different banks.
@@ -81,12 +126,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
       raw[warp][b] = from_fixed_point(sum);
     }
     __syncwarp();
-    if (lane == 0) {
-      float smoothed[kOrientationBins];
-      const float maximum = smooth_orientation_histogram(raw[warp], smoothed);
-      counts[i] = orientation_peaks(smoothed, maximum,
-                                    angles + static_cast<size_t>(i) * kMaxOrientationPeaks);
-    }
+    const int peaks = write_peaks(raw[warp], smoothed[warp],
+                                  angles + static_cast<size_t>(i) * kMaxOrientationPeaks);
+    if (lane == 0)
+      counts[i] = peaks;
   }
 }
 

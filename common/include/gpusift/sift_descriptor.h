@@ -110,22 +110,33 @@ GPUSIFT_HD void add_descriptor_contribution(const DescriptorContribution& c, flo
     hist[c.base + descriptor_slot_offset(k)] += c.w[k];
 }
 
-// Folds the wrap-around orientation bins and drops the guard cells: 128 raw values.
-GPUSIFT_HD void fold_descriptor_histogram(const float* hist, float* descriptor) {
+// Value `index` of the 128 raw descriptor values: the histogram's bin with its wrap-around bin
+// folded in, the guard cells dropped.
+GPUSIFT_HD float folded_descriptor_value(const float* hist, int index) {
   const int d = kDescriptorWidth, n = kDescriptorBins;
-  for (int i = 0; i < d; ++i) {
-    for (int j = 0; j < d; ++j) {
-      const int idx = ((i + 1) * (d + 2) + (j + 1)) * (n + 2);
-      for (int k = 0; k < n; ++k) {
-        float value = hist[idx + k];
-        if (k == 0)
-          value += hist[idx + n];
-        if (k == 1)
-          value += hist[idx + n + 1];
-        descriptor[(i * d + j) * n + k] = value;
-      }
-    }
-  }
+  const int cell = index / n, k = index % n;
+  const int idx = ((cell / d + 1) * (d + 2) + (cell % d + 1)) * (n + 2);
+  float value = hist[idx + k];
+  if (k == 0)
+    value += hist[idx + n];
+  if (k == 1)
+    value += hist[idx + n + 1];
+  return value;
+}
+
+GPUSIFT_HD void fold_descriptor_histogram(const float* hist, float* descriptor) {
+  for (int index = 0; index < kDescriptorLength; ++index)
+    descriptor[index] = folded_descriptor_value(hist, index);
+}
+
+// The clamp of each value, from the raw values' sum of squares.
+GPUSIFT_HD float descriptor_clamp(float sum_of_squares) {
+  return sqrt_rn(sum_of_squares) * kDescriptorClamp;
+}
+
+// The factor to unit norm, from the clamped values' sum of squares.
+GPUSIFT_HD float descriptor_unit_scale(float sum_of_squares) {
+  return 1.f / max_of(sqrt_rn(sum_of_squares), 1.1920929e-7f);
 }
 
 // Clamps each value at 0.2 of the norm and rescales to unit L2 norm, in place.
@@ -133,13 +144,13 @@ GPUSIFT_HD void normalize_descriptor(float* descriptor) {
   float sum_sq = 0.f;
   for (int k = 0; k < kDescriptorLength; ++k)
     sum_sq += descriptor[k] * descriptor[k];
-  const float clamp = sqrt_rn(sum_sq) * kDescriptorClamp;
+  const float clamp = descriptor_clamp(sum_sq);
   sum_sq = 0.f;
   for (int k = 0; k < kDescriptorLength; ++k) {
     descriptor[k] = min_of(descriptor[k], clamp);
     sum_sq += descriptor[k] * descriptor[k];
   }
-  const float inv = 1.f / max_of(sqrt_rn(sum_sq), 1.1920929e-7f);
+  const float inv = descriptor_unit_scale(sum_sq);
   for (int k = 0; k < kDescriptorLength; ++k)
     descriptor[k] *= inv;
 }
@@ -150,14 +161,19 @@ GPUSIFT_HD uint8_t descriptor_byte(float unit_value) {
   return static_cast<uint8_t>(v < 0 ? 0 : (v > 255 ? 255 : v));
 }
 
+// A RootSIFT value from a unit descriptor's value and the descriptor's L1 norm.
+GPUSIFT_HD float rootsift_value(float unit_value, float l1_norm) {
+  const float inv = 1.f / max_of(l1_norm, 1.1920929e-7f);
+  return sqrt_rn(fabsf(unit_value) * inv);
+}
+
 // RootSIFT from the unit descriptor: sqrt(v / |v|_1), which has unit L2 norm.
 GPUSIFT_HD void descriptor_to_rootsift(float* descriptor) {
   float l1 = 0.f;
   for (int k = 0; k < kDescriptorLength; ++k)
     l1 += fabsf(descriptor[k]);
-  const float inv = 1.f / max_of(l1, 1.1920929e-7f);
   for (int k = 0; k < kDescriptorLength; ++k)
-    descriptor[k] = sqrt_rn(fabsf(descriptor[k]) * inv);
+    descriptor[k] = rootsift_value(descriptor[k], l1);
 }
 
 }  // namespace gpusift

@@ -60,36 +60,47 @@ GPUSIFT_HD bool orientation_sample(const FloatImageView& img, const OrientationW
   return true;
 }
 
-// [1 4 6 4 1] / 16 circular smoothing of the raw histogram; returns the maximum.
-GPUSIFT_HD float smooth_orientation_histogram(const float* raw, float* smoothed) {
+// Bin i of the [1 4 6 4 1] / 16 circular smoothing of the raw histogram.
+GPUSIFT_HD float smoothed_orientation_bin(const float* raw, int i) {
   const int n = kOrientationBins;
+  const float m2 = raw[(i + n - 2) % n], m1 = raw[(i + n - 1) % n];
+  const float p1 = raw[(i + 1) % n], p2 = raw[(i + 2) % n];
+  return (m2 + p2) * (1.f / 16.f) + (m1 + p1) * (4.f / 16.f) + raw[i] * (6.f / 16.f);
+}
+
+// The whole smoothed histogram; returns its maximum.
+GPUSIFT_HD float smooth_orientation_histogram(const float* raw, float* smoothed) {
   float maximum = 0.f;
-  for (int i = 0; i < n; ++i) {
-    const float m2 = raw[(i + n - 2) % n], m1 = raw[(i + n - 1) % n];
-    const float p1 = raw[(i + 1) % n], p2 = raw[(i + 2) % n];
-    smoothed[i] = (m2 + p2) * (1.f / 16.f) + (m1 + p1) * (4.f / 16.f) + raw[i] * (6.f / 16.f);
+  for (int i = 0; i < kOrientationBins; ++i) {
+    smoothed[i] = smoothed_orientation_bin(raw, i);
     maximum = i == 0 ? smoothed[0] : max_of(maximum, smoothed[i]);
   }
   return maximum;
 }
 
-// Keypoint angle (OpenCV convention) for every local peak >= 0.8 of the maximum, in bin order.
-// Writes at most kOrientationBins / 2 angles; returns how many.
-GPUSIFT_HD int orientation_peaks(const float* hist, float maximum, float* angles) {
+// Whether bin j of the smoothed histogram is a local peak at or above `threshold` (0.8 of the
+// maximum); if so, its keypoint angle (OpenCV convention) to *angle.
+GPUSIFT_HD bool orientation_peak(const float* hist, int j, float threshold, float* angle) {
   const int n = kOrientationBins;
+  const float left = hist[j > 0 ? j - 1 : n - 1];
+  const float right = hist[j < n - 1 ? j + 1 : 0];
+  if (!(hist[j] > left && hist[j] > right && hist[j] >= threshold))
+    return false;
+  float bin = j + 0.5f * (left - right) / (left - 2.f * hist[j] + right);
+  bin = bin < 0 ? n + bin : (bin >= n ? bin - n : bin);
+  *angle = 360.f - (360.f / n) * bin;
+  if (fabsf(*angle - 360.f) < 1.1920929e-7f)
+    *angle = 0.f;
+  return true;
+}
+
+// The angles of every peak, in bin order. Writes at most kOrientationBins / 2; returns how many.
+GPUSIFT_HD int orientation_peaks(const float* hist, float maximum, float* angles) {
   const float threshold = maximum * kOrientationPeakRatio;
   int count = 0;
-  for (int j = 0; j < n; ++j) {
-    const float left = hist[j > 0 ? j - 1 : n - 1];
-    const float right = hist[j < n - 1 ? j + 1 : 0];
-    if (hist[j] > left && hist[j] > right && hist[j] >= threshold) {
-      float bin = j + 0.5f * (left - right) / (left - 2.f * hist[j] + right);
-      bin = bin < 0 ? n + bin : (bin >= n ? bin - n : bin);
-      float angle = 360.f - (360.f / n) * bin;
-      if (fabsf(angle - 360.f) < 1.1920929e-7f)
-        angle = 0.f;
-      angles[count++] = angle;
-    }
+  for (int j = 0; j < kOrientationBins; ++j) {
+    if (orientation_peak(hist, j, threshold, &angles[count]))
+      ++count;
   }
   return count;
 }
