@@ -12,7 +12,7 @@ namespace {
 // Each thread takes at least this much: below it, waking threads costs more than it saves, and
 // in a busy pipeline (an encoder beside us) idle OpenMP threads spinning for work would take
 // cores from it.
-constexpr size_t kBytesPerThread = 512 * 1024;
+constexpr size_t kBytesPerThread = 128 * 1024;
 // A few cores already reach the memory bandwidth.
 constexpr int kMaxCopyThreads = 4;
 

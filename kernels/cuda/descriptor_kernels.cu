@@ -9,9 +9,11 @@ namespace gpusift::cuda {
 
 namespace {
 
-constexpr int kThreadsPerKeypoint = 128;
+// Two threads per descriptor value: the window's rows go to twice the warps, which halves a
+// keypoint's time where there are fewer keypoints than the GPU holds blocks of them.
+constexpr int kThreadsPerKeypoint = 2 * kDescriptorLength;
 constexpr int kWarpsPerKeypoint = kThreadsPerKeypoint / 32;
-static_assert(kThreadsPerKeypoint == kDescriptorLength, "one thread per descriptor value");
+constexpr int kWarpsPerValueSet = kDescriptorLength / 32;
 
 // The block's histogram is kept in kHistogramCopies copies, lanes 8c..8c+7 of every warp adding
 // to copy c; and lane l adds its sample's 8 slots in the order k ^ (l & 7). So at each of the 8
@@ -139,7 +141,8 @@ __device__ float block_sum(float value, float* partial) {
   if (threadIdx.x % 32 == 0)
     partial[threadIdx.x / 32] = value;
   __syncthreads();
-  static_assert(kWarpsPerKeypoint == 4, "the warps' sums are added pairwise");
+  // Warps 4..7 hold the same values as warps 0..3.
+  static_assert(kWarpsPerValueSet == 4, "the warps' sums are added pairwise");
   const float total =
       __fadd_rn(__fadd_rn(partial[0], partial[1]), __fadd_rn(partial[2], partial[3]));
   __syncthreads();  // the next sum reuses `partial`
@@ -149,7 +152,7 @@ __device__ float block_sum(float value, float* partial) {
 // Thread t's value of the descriptor from the block's histogram, normalised (and made RootSIFT)
 // by the block: the values' sums are block reductions rather than one thread's loop over all 128.
 __device__ float described_value(const float* hist, DescriptorFormat format, float* partial) {
-  float value = folded_descriptor_value(hist, threadIdx.x);
+  float value = folded_descriptor_value(hist, threadIdx.x % kDescriptorLength);
   const float clamp = descriptor_clamp(block_sum(__fmul_rn(value, value), partial));
   value = min_of(value, clamp);
   value = __fmul_rn(value, descriptor_unit_scale(block_sum(__fmul_rn(value, value), partial)));
@@ -162,7 +165,7 @@ __device__ float described_value(const float* hist, DescriptorFormat format, flo
 // warp neighbouring columns of the row (coalesced loads), only the columns that can fall into the
 // descriptor; each sample's trilinear contributions go to a fixed-point histogram in shared
 // memory, whose integer sums are the same whichever thread adds what and in which order.
-__global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
+__global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
     descriptor_kernel(OctaveTable octaves, const Keypoint* keypoints, const int* count,
                       int capacity, int first_octave, DescriptorFormat format, void* descriptors,
                       void* host_descriptors, HistogramSums sums) {
@@ -212,6 +215,8 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 12)
     }
     __syncthreads();
     const float value = described_value(hist, format, partial);
+    if (t >= kDescriptorLength)
+      continue;
     const size_t index = static_cast<size_t>(row) * kDescriptorLength + t;
     if (format == DescriptorFormat::kUint8) {
       const uint8_t byte = descriptor_byte(value);

@@ -7,16 +7,20 @@ namespace gpusift::cuda {
 
 namespace {
 
-constexpr int kWarpsPerBlock = 4;
+// A candidate's window goes to a block of kWarpsPerCandidate warps: at a few thousand candidates
+// a frame, one warp each would leave most of the GPU idle while each warp waits on its own
+// samples.
+constexpr int kWarpsPerCandidate = 4;
+constexpr int kCandidateThreads = kWarpsPerCandidate * 32;
 
-// A lane's samples of the window, kSamplesAtOnce at a time: sample lane + 32 k + 32 kSamplesAtOnce
-// m of the window's row-major order, so that the loads and the transcendentals of several samples
-// overlap (few warps share a multiprocessor, and each waits on its own chain otherwise).
+// A thread's samples of the window, kSamplesAtOnce at a time: samples t, t + kCandidateThreads,
+// ... of the window's row-major order, so that the loads and the transcendentals of several
+// samples overlap.
 constexpr int kSamplesAtOnce = 4;
 
 struct WindowWalk {
   int rows, cols;
-  int down, right;  // the step of 32 samples, in rows and columns
+  int down, right;  // the step of kCandidateThreads samples, in rows and columns
   __device__ void advance(int* y, int* x) const {
     *y += down;
     *x += right;
@@ -31,7 +35,7 @@ __device__ void add_window_samples(const FloatImageView& level, const Orientatio
                                    int y0, const WindowWalk& walk, int x0,
                                    unsigned long long* own) {
   const int lane = threadIdx.x % 32;
-  int y = lane / walk.cols, x = lane % walk.cols;
+  int y = threadIdx.x / walk.cols, x = threadIdx.x % walk.cols;
   while (y < walk.rows) {
     int bins[kSamplesAtOnce];
     float values[kSamplesAtOnce];
@@ -80,28 +84,28 @@ __device__ int write_peaks(const float* raw, float* smoothed, float* angles) {
   return __popc(peaks) + __popc(second_peaks);
 }
 
-// Warps take candidates in turn; every lane of a warp adds its samples to a histogram of its own
-// in shared memory (64-bit fixed point, plain adds: no atomics, no lanes waiting on one bin), and
-// the lanes' histograms are summed at the end. Integer sums are the same whichever lane adds what
-// and in which order.
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+// Blocks take candidates in turn; every thread adds its samples to a histogram of its own in
+// shared memory (64-bit fixed point, plain adds: no atomics, no threads waiting on one bin), and
+// the threads' histograms are summed at the end. Integer sums are the same whichever thread adds
+// what and in which order.
+__global__ void __launch_bounds__(kCandidateThreads)
     orientation_kernel(OctaveTable octaves, const Candidate* candidates,
                        const uint64_t* sorted_keys, const uint32_t* sorted_indices,
                        const int* count, int capacity, int first_octave, int* counts,
                        float* angles) {
   // sums[warp][bin * 32 + lane]: a lane's bins are 256 bytes apart, so the lanes' 64-bit
   // accesses never share a bank pair whatever bins they hit.
-  __shared__ unsigned long long sums[kWarpsPerBlock][kOrientationBins * 32];
-  __shared__ float raw[kWarpsPerBlock][kOrientationBins];
-  __shared__ float smoothed[kWarpsPerBlock][kOrientationBins];
+  __shared__ unsigned long long sums[kWarpsPerCandidate][kOrientationBins * 32];
+  __shared__ unsigned long long warp_sums[kWarpsPerCandidate][kOrientationBins];
+  __shared__ float raw[kOrientationBins];
+  __shared__ float smoothed[kOrientationBins];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   unsigned long long* const own = sums[warp];
   const int n = min(*count, capacity);
-  for (int i = blockIdx.x * kWarpsPerBlock + warp; i < n; i += gridDim.x * kWarpsPerBlock) {
+  for (int i = blockIdx.x; i < n; i += gridDim.x) {
     if (i > 0 && sorted_keys[i] == sorted_keys[i - 1])
       continue;
     const Candidate c = candidates[sorted_indices[i]];
-    __syncwarp();
     for (int b = 0; b < kOrientationBins; ++b)
       own[b * 32 + lane] = 0;
 
@@ -113,23 +117,35 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const int y0 = max(-r, 1 - window.row), y1 = min(r, level.height - 2 - window.row);
     const int x0 = max(-r, 1 - window.col), x1 = min(r, level.width - 2 - window.col);
     const int rows = y1 - y0 + 1, cols = x1 - x0 + 1;
-    if (rows > 0 && cols > 0)
-      add_window_samples(level, window, y0, WindowWalk{rows, cols, 32 / cols, 32 % cols}, x0, own);
+    if (rows > 0 && cols > 0) {
+      const WindowWalk walk{rows, cols, kCandidateThreads / cols, kCandidateThreads % cols};
+      add_window_samples(level, window, y0, walk, x0, own);
+    }
     __syncwarp();
-    // Lane b sums bin b over the lanes, starting at a different lane each so that the 32 loads of
-    // a step fall into different banks.
+    // Lane b sums bin b over the warp's lanes, starting at a different lane each so that the
+    // 32 loads of a step fall into different banks.
     for (int b = lane; b < kOrientationBins; b += 32) {
       unsigned long long sum = 0;
 #pragma unroll 8
       for (int l = 0; l < 32; ++l)
         sum += own[b * 32 + ((l + b) & 31)];
-      raw[warp][b] = from_fixed_point(sum);
+      warp_sums[warp][b] = sum;
     }
-    __syncwarp();
-    const int peaks = write_peaks(raw[warp], smoothed[warp],
-                                  angles + static_cast<size_t>(i) * kMaxOrientationPeaks);
-    if (lane == 0)
-      counts[i] = peaks;
+    __syncthreads();
+    if (warp == 0) {
+      for (int b = lane; b < kOrientationBins; b += 32) {
+        unsigned long long sum = 0;
+        for (int w = 0; w < kWarpsPerCandidate; ++w)
+          sum += warp_sums[w][b];
+        raw[b] = from_fixed_point(sum);
+      }
+      __syncwarp();
+      const int peaks =
+          write_peaks(raw, smoothed, angles + static_cast<size_t>(i) * kMaxOrientationPeaks);
+      if (lane == 0)
+        counts[i] = peaks;
+    }
+    __syncthreads();  // the next candidate reuses the sums
   }
 }
 
@@ -166,8 +182,8 @@ __global__ void pad_keys_kernel(uint64_t* keys, uint32_t* indices, const int* co
   }
 }
 
-// Enough blocks of kWarpsPerBlock warps to fill the GPU a few times over: the candidate count is
-// on the device, so the grid is sized for a typical list and its warps loop.
+// Enough blocks to fill the GPU: the candidate count is on the device, so the grid is sized for a
+// typical list and its blocks loop.
 constexpr int kOrientationBlocks = 1024;
 constexpr int kListBlocks = 256;
 constexpr int kListThreads = 256;
@@ -184,7 +200,7 @@ void assign_orientations(const OctaveTable& octaves, const Candidate* candidates
                          const uint64_t* sorted_keys, const uint32_t* sorted_indices,
                          const int* count, int capacity, int first_octave, int* counts,
                          float* angles, cudaStream_t stream) {
-  orientation_kernel<<<kOrientationBlocks, kWarpsPerBlock * 32, 0, stream>>>(
+  orientation_kernel<<<kOrientationBlocks, kCandidateThreads, 0, stream>>>(
       octaves, candidates, sorted_keys, sorted_indices, count, capacity, first_octave, counts,
       angles);
   check_launch("orientation_kernel");

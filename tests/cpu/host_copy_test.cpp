@@ -21,8 +21,8 @@ std::vector<uint8_t> pattern(size_t bytes) {
 
 TEST(HostCopy, EveryByteLandsAtEverySizeAndOffset) {
   for (size_t bytes :
-       {size_t{0}, size_t{1}, size_t{4095}, size_t{1024 * 1024 - 1}, size_t{1024 * 1024},
-        size_t{1024 * 1024 + 7}, size_t{3 * 1024 * 1024 + 13}}) {
+       {size_t{0}, size_t{1}, size_t{4095}, size_t{256 * 1024 - 1}, size_t{256 * 1024},
+        size_t{256 * 1024 + 7}, size_t{1024 * 1024 + 7}, size_t{3 * 1024 * 1024 + 13}}) {
     for (size_t offset : {size_t{0}, size_t{3}}) {
       const std::vector<uint8_t> source = pattern(bytes + offset);
       std::vector<uint8_t> target(bytes + 2 * offset + 1, 0xEE);

@@ -6,9 +6,10 @@
 
 namespace gpusift {
 
-// dst[0..bytes) = src[0..bytes). From 1 MB on, up to 4 OpenMP threads share the copy: one thread
-// moves about 14 GB/s on server CPUs, less than a PCIe transfer delivers, and at 1080p a frame's
-// SURF descriptors are over 2 MB.
+// dst[0..bytes) = src[0..bytes). From 256 KB on, up to 4 OpenMP threads share the copy: one
+// thread moves about 10-14 GB/s on server CPUs, less than a PCIe transfer delivers, and a 1080p
+// frame's float descriptors (about 1 MB) are copied twice per frame on a pipeline's streaming
+// thread.
 void copy_in_parallel(const void* src, size_t bytes, void* dst);
 
 // `out` becomes src[0..count). std::vector zero-fills only growth past out's current size, so a
