@@ -1,6 +1,7 @@
 // DoG extremum test and sub-pixel/sub-scale refinement (OpenCV 4.x adjustLocalExtrema).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "gpusift/hostdevice.h"
@@ -17,23 +18,36 @@ GPUSIFT_HD float extremum_prethreshold(float contrast_threshold, int n_octave_la
   return floorf(0.5f * contrast_threshold / n_octave_layers * 255.f);
 }
 
-// val is a maximum >= all 26 neighbours or a minimum <= all of them, with |val| > threshold.
-GPUSIFT_HD bool is_scale_space_extremum(const LayerStackView& dog, int layer, int row, int col,
-                                        float threshold) {
-  const float value = dog.at(layer, row, col);
-  if (!(fabsf(value) > threshold))
-    return false;
-  const bool maximum = value > 0;
+// Whether no value of the 3x3x3 block around `centre` lies above `value` (kMaximum) or below it.
+// The rows are reached from the centre's address, so that each of the 27 loads is a base pointer
+// and a constant offset; the values are compared one by one, in a fixed order, until one decides.
+template <bool kMaximum>
+GPUSIFT_HD bool beats_neighbourhood(const float* centre, ptrdiff_t layer_stride, ptrdiff_t stride,
+                                    float value) {
   for (int dl = -1; dl <= 1; ++dl) {
     for (int dr = -1; dr <= 1; ++dr) {
+      const float* line = centre + dl * layer_stride + dr * stride;
       for (int dc = -1; dc <= 1; ++dc) {
-        const float neighbour = dog.at(layer + dl, row + dr, col + dc);
-        if (maximum ? value < neighbour : value > neighbour)
+        if (kMaximum ? line[dc] > value : line[dc] < value)
           return false;
       }
     }
   }
   return true;
+}
+
+// val is a maximum >= all 26 neighbours or a minimum <= all of them, with |val| > threshold.
+GPUSIFT_HD bool is_scale_space_extremum(const LayerStackView& dog, int layer, int row, int col,
+                                        float threshold) {
+  const float* centre =
+      &dog.data[layer * dog.layer_stride + static_cast<ptrdiff_t>(row) * dog.stride + col];
+  const float value = *centre;
+  if (!(fabsf(value) > threshold))
+    return false;
+  const auto layer_stride = static_cast<ptrdiff_t>(dog.layer_stride);
+  const auto stride = static_cast<ptrdiff_t>(dog.stride);
+  return value > 0 ? beats_neighbourhood<true>(centre, layer_stride, stride, value)
+                   : beats_neighbourhood<false>(centre, layer_stride, stride, value);
 }
 
 struct ScaleSpaceGradient {
