@@ -1,3 +1,4 @@
+#include "bits_for.h"
 #include "cuda_check.h"
 #include "feature_kernels.h"
 
@@ -22,13 +23,6 @@ __device__ uint64_t location_key(const CandidateKeyLayout& key, int octave, int 
   return (static_cast<uint64_t>(octave) << key.octave_shift) |
          (static_cast<uint64_t>(layer) << key.layer_shift) |
          (static_cast<uint64_t>(row) << key.row_shift) | static_cast<uint64_t>(col);
-}
-
-int bits_for(int largest_value) {
-  int bits = 1;
-  while ((largest_value >> bits) != 0)
-    ++bits;
-  return bits;
 }
 
 __device__ void append_if_refined(const LayerStackView& dog, int octave, int layer, int row,

@@ -1,5 +1,6 @@
 #include <cstdint>
 
+#include "bits_for.h"
 #include "cuda_check.h"
 #include "list_primitives.h"
 
@@ -17,13 +18,6 @@ constexpr int kStagedPerLane = 8;
 constexpr int kStagedPerWarp = kStagedPerLane * 32;
 // Past this the quadratic count costs more than the radix sort's passes.
 constexpr int kRankSortMax = 16384;
-
-int bits_for(int largest_value) {
-  int bits = 1;
-  while ((largest_value >> bits) != 0)
-    ++bits;
-  return bits;
-}
 
 // Counts, for the lane's item, the items of [begin, end) that come before it: the warp stages
 // a chunk of composite keys in shared memory, and every lane then reads them all (broadcasts).
