@@ -52,8 +52,11 @@ class CudaSiftExtractor {
   // Frames in flight, all on one stream: begin() enqueues a frame and returns without waiting
   // for the device; finish() waits for the oldest begun frame's results and fills `out`. Up to
   // kMaxInFlight frames may be begun and not finished; each frame's pixels stay valid and
-  // unchanged until its finish(). Errors and their codes as extract(); after a throw from either
-  // call, or cancel(), no frame is in flight. extract() is begin() then finish().
+  // unchanged until its finish(). A frame in host memory must hold its pixels when begin() is
+  // called: it is uploaded on a stream of the extractor's own, which does not wait for work
+  // enqueued on `stream` before (so that the upload overlaps the frame before); a device frame is
+  // read on `stream`. Errors and their codes as extract(); after a throw from either call, or
+  // cancel(), no frame is in flight. extract() is begin() then finish().
   static constexpr int kMaxInFlight = 2;
   void begin(const FrameView& frame, CudaStream stream);
   void finish(Features* out);
