@@ -133,8 +133,10 @@ void install_filter_properties(GObjectClass* klass) {
                           d.edge_threshold, kAnyState));
   g_object_class_install_property(
       klass, kPropSigma,
-      g_param_spec_double("sigma", "Sigma", "SIFT: Gaussian blur of the first octave", 0.5, 4.0,
-                          d.sigma, kAnyState));
+      g_param_spec_double("sigma", "Sigma",
+                          "SIFT: Gaussian blur of the first octave, at least 0.5; 0: automatic, "
+                          "1.6 with upscale (OpenCV's) and 0.8 without (the video mode)",
+                          0.0, 4.0, 0.0, kAnyState));
   g_object_class_install_property(
       klass, kPropUpscale,
       g_param_spec_boolean(
@@ -207,9 +209,14 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
       return true;
     case kPropSigma:
       sift.sigma = static_cast<float>(g_value_get_double(value));
+      s->sigma_chosen = sift.sigma != 0.f;
+      if (!s->sigma_chosen)
+        sift.sigma = default_sigma(sift.upscale);
       return true;
     case kPropUpscale:
       sift.upscale = g_value_get_boolean(value);
+      if (!s->sigma_chosen)
+        sift.sigma = default_sigma(sift.upscale);
       return true;
     case kPropDescriptor:
       sift.descriptor = surf.descriptor = static_cast<DescriptorFormat>(g_value_get_enum(value));
@@ -273,7 +280,7 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
       g_value_set_double(value, sift.edge_threshold);
       break;
     case kPropSigma:
-      g_value_set_double(value, sift.sigma);
+      g_value_set_double(value, s.sigma_chosen ? sift.sigma : 0.0);
       break;
     case kPropUpscale:
       g_value_set_boolean(value, sift.upscale);

@@ -12,17 +12,20 @@ struct FilterSettings {
   Backend backend = Backend::kAuto;
   int cuda_device_id = -1;
   FeatureConfig features = video_defaults();
+  // False while the sigma property is 0 (automatic): features.sift.sigma then follows upscale.
+  bool sigma_chosen = false;
   bool post_messages = false;
   // 2: the extractor works on a frame while upstream makes the next one, and the frame leaves one
   // frame later (added to the reported latency). 0: auto (filter_frames_in_flight).
   int max_frames_in_flight = 0;
   HostFrameAccess host_frame_access = HostFrameAccess::kAuto;
 
-  // The element defaults differ from the library's in one way: video wants speed, so SIFT's
-  // doubled first octave (OpenCV parity) is off unless asked for.
+  // The element's defaults differ from the library's in SIFT's video mode: video wants speed, so
+  // the doubled first octave (OpenCV parity) is off unless asked for, and a smaller first-octave
+  // blur brings back the fine scales it would have given.
   static FeatureConfig video_defaults() {
     FeatureConfig config;
-    config.sift.upscale = false;
+    config.sift = video_sift_params();
     return config;
   }
 

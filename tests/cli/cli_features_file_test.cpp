@@ -165,9 +165,8 @@ TEST_F(CliFeaturesFileTest, VideoWithSurfAndUint8Descriptors) {
   r = run({"--backend", "cpu", "--descriptor", "uint8", "--upscale", "0", video, "-o",
            path("u8.gpsf")});
   ASSERT_EQ(r.exit_status, 0) << r.err;
-  SiftParams sift;
+  SiftParams sift = video_sift_params();  // --upscale 0 without --sigma
   sift.descriptor = DescriptorFormat::kUint8;
-  sift.upscale = false;
   CpuSiftExtractor sift_library{sift};
   frames = read_features_file(path("u8.gpsf"));
   ASSERT_EQ(frames.size(), decoded.size());

@@ -11,7 +11,8 @@ namespace {
 
 struct ParityCase {
   std::string image;
-  bool upscale;
+  std::string mode;  // upscaled: OpenCV's defaults; native: no upscale; video: gpusiftfilter's
+  SiftParams params;
 };
 
 class CudaParity : public CudaTest, public ::testing::WithParamInterface<ParityCase> {};
@@ -19,17 +20,16 @@ class CudaParity : public CudaTest, public ::testing::WithParamInterface<ParityC
 TEST_P(CudaParity, MatchesCpuBackend) {
   const cv::Mat gray = load_gray(GetParam().image);
   ASSERT_FALSE(gray.empty());
-  SiftParams params;
-  params.upscale = GetParam().upscale;
+  const SiftParams& params = GetParam().params;
   CpuSiftExtractor cpu(params);
   CudaSiftExtractor gpu(params);
   const Features reference = cpu.extract(gray.data, gray.step, gray.cols, gray.rows);
   const Features ours = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
   const Agreement a = compare_features(to_cv_keypoints(reference), to_cv_descriptors(reference),
                                        to_cv_keypoints(ours), to_cv_descriptors(ours));
-  std::printf("%-14s upscale %d cpu %5d cuda %5d recall %.4f precision %.4f descriptor L2 %.5f\n",
-              GetParam().image.c_str(), GetParam().upscale, a.reference_count, a.candidate_count,
-              a.recall, a.precision, a.median_descriptor_distance);
+  std::printf("%-14s %-8s cpu %5d cuda %5d recall %.4f precision %.4f descriptor L2 %.5f\n",
+              GetParam().image.c_str(), GetParam().mode.c_str(), a.reference_count,
+              a.candidate_count, a.recall, a.precision, a.median_descriptor_distance);
   ASSERT_GT(a.reference_count, 50);
   EXPECT_GE(a.recall, 0.98);
   EXPECT_GE(a.precision, 0.98);
@@ -37,7 +37,7 @@ TEST_P(CudaParity, MatchesCpuBackend) {
 }
 
 TEST_P(CudaParity, MatchesOpenCv) {
-  if (!GetParam().upscale)
+  if (!GetParam().params.upscale)
     GTEST_SKIP() << "cv::SIFT always doubles the image";
   const cv::Mat gray = load_gray(GetParam().image);
   ASSERT_FALSE(gray.empty());
@@ -59,17 +59,20 @@ TEST_P(CudaParity, MatchesOpenCv) {
 
 std::vector<ParityCase> parity_cases() {
   std::vector<ParityCase> cases;
-  for (const std::string& name : parity_image_names())
-    for (bool upscale : {true, false})
-      cases.push_back({name, upscale});
+  SiftParams native;
+  native.upscale = false;
+  for (const std::string& name : parity_image_names()) {
+    cases.push_back({name, "upscaled", SiftParams{}});
+    cases.push_back({name, "native", native});
+    cases.push_back({name, "video", video_sift_params()});
+  }
   return cases;
 }
 
 INSTANTIATE_TEST_SUITE_P(RealImages, CudaParity, ::testing::ValuesIn(parity_cases()),
                          [](const auto& info) {
                            const std::string& name = info.param.image;
-                           return name.substr(0, name.find('.')) +
-                                  (info.param.upscale ? "_upscaled" : "_native");
+                           return name.substr(0, name.find('.')) + "_" + info.param.mode;
                          });
 
 }  // namespace

@@ -35,9 +35,7 @@ using gst_test::live_objects_named;
 using gst_test::LogCounter;
 
 SiftParams element_defaults() {
-  SiftParams p;
-  p.upscale = false;
-  return p;
+  return video_sift_params();
 }
 
 Features library_sift(const cv::Mat& gray) {
@@ -301,7 +299,7 @@ TEST(GpusiftFilterHostile, OutOfRangePropertiesFromCodeWarnAndKeepTheOldValue) {
       {"n-octaves", [&] { set_property(f, "n-octaves", G_TYPE_INT, 9); }},
       {"cuda-device-id", [&] { set_property(f, "cuda-device-id", G_TYPE_INT, -2); }},
       {"sigma", [&] { set_property(f, "sigma", G_TYPE_DOUBLE, nan); }},
-      {"sigma", [&] { set_property(f, "sigma", G_TYPE_DOUBLE, 0.0); }},
+      {"sigma", [&] { set_property(f, "sigma", G_TYPE_DOUBLE, -0.5); }},
       {"contrast-threshold", [&] { set_property(f, "contrast-threshold", G_TYPE_DOUBLE, inf); }},
       {"contrast-threshold", [&] { set_property(f, "contrast-threshold", G_TYPE_DOUBLE, -1.0); }},
       {"edge-threshold", [&] { set_property(f, "edge-threshold", G_TYPE_DOUBLE, 0.0); }},

@@ -27,9 +27,7 @@ constexpr int kHeight = 240;
 const std::string kCaps = caps_string(GST_VIDEO_FORMAT_GRAY8, kWidth, kHeight);
 
 MetaBytes library_meta(const cv::Mat& gray) {
-  SiftParams params;
-  params.upscale = false;  // the element's default
-  CpuSiftExtractor library(params);
+  CpuSiftExtractor library(video_sift_params());  // the element's defaults
   const Features f = library.extract(gray.data, gray.step, gray.cols, gray.rows);
   MetaBytes bytes;
   bytes.present = true;

@@ -21,10 +21,9 @@
 namespace gpusift::testing {
 namespace {
 
+// The element's defaults differ from the library's (the video mode): documented.
 SiftParams element_defaults() {
-  SiftParams p;
-  p.upscale = false;  // the element's default differs from the library's: documented
-  return p;
+  return video_sift_params();
 }
 
 // The filter itself as the harness element (properties "name=value ..."), with a bus so that
@@ -507,6 +506,75 @@ TEST(GpusiftFilter, SurfWithUint8DescriptorIsASettingsErrorUntilFixed) {
   GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
   ASSERT_NE(out, nullptr);
   expect_meta_equals(gst_buffer_get_keypoints_meta(out), library_surf(gray, SurfParams{}));
+  gst_buffer_unref(out);
+  teardown(h);
+}
+
+double sigma_property(GstHarness* h) {
+  double sigma = -1;
+  g_object_get(h->element, "sigma", &sigma, nullptr);
+  return sigma;
+}
+
+Features library_sift_with(const cv::Mat& gray, bool upscale, float sigma) {
+  SiftParams params;
+  params.upscale = upscale;
+  params.sigma = sigma;
+  return CpuSiftExtractor(params).extract(gray.data, gray.step, gray.cols, gray.rows);
+}
+
+// sigma 0 (the default) follows upscale: OpenCV's 1.6 with it, so that upscale=true alone gives
+// parity with cv::SIFT, and the video mode's 0.8 without. A sigma set by hand stays put.
+TEST(GpusiftFilter, SigmaFollowsUpscaleUntilSetByHand) {
+  const cv::Mat gray = load_gray("coins.png");
+  GstHarness* h = cpu_filter();
+  EXPECT_EQ(sigma_property(h), 0.0);
+  const struct Step {
+    const char* assignment;
+    float sigma_read_back;
+    bool upscale;
+    float sigma_used;
+  } steps[] = {
+      {"upscale=false", 0.f, false, kVideoSigma},
+      {"upscale=true", 0.f, true, kOpenCvSigma},
+      {"sigma=1.2", 1.2f, true, 1.2f},
+      {"upscale=false", 1.2f, false, 1.2f},
+      {"sigma=0", 0.f, false, kVideoSigma},
+  };
+  for (const Step& step : steps) {
+    gchar** pair = g_strsplit(step.assignment, "=", 2);
+    gst_util_set_object_arg(G_OBJECT(h->element), pair[0], pair[1]);
+    g_strfreev(pair);
+    EXPECT_FLOAT_EQ(static_cast<float>(sigma_property(h)), step.sigma_read_back) << step.assignment;
+    GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+    ASSERT_NE(out, nullptr) << step.assignment;
+    expect_meta_equals(gst_buffer_get_keypoints_meta(out),
+                       library_sift_with(gray, step.upscale, step.sigma_used));
+    gst_buffer_unref(out);
+  }
+  teardown(h);
+}
+
+// The spec takes 0 (automatic) and so cannot refuse 0 < sigma < 0.5; the library does, and the
+// element says so on the bus until the value is fixed.
+TEST(GpusiftFilter, SigmaBelowHalfIsASettingsErrorUntilFixed) {
+  const cv::Mat gray = load_gray("coins.png");
+  GstHarness* h = cpu_filter("sigma=0.3");
+  gst_harness_set_src_caps_str(h,
+                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
+  EXPECT_EQ(gst_harness_push(h, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_ERROR);
+  const auto errors = bus_messages(h, GST_MESSAGE_ERROR);
+  ASSERT_EQ(errors.size(), 1u);
+  expect_library_settings_error(errors[0], "sigma must be in [0.5, 4]");
+  for (GstMessage* m : errors)
+    gst_message_unref(m);
+  EXPECT_EQ(gst_harness_buffers_received(h), 0u);
+
+  g_object_set(h->element, "sigma", 0.0, nullptr);
+  GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  ASSERT_NE(out, nullptr);
+  expect_meta_equals(gst_buffer_get_keypoints_meta(out),
+                     library_sift_with(gray, false, kVideoSigma));
   gst_buffer_unref(out);
   teardown(h);
 }

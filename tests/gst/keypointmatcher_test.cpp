@@ -244,8 +244,7 @@ int sift_keypoint_count(const SiftParams& params) {
 // exactly as many as the library finds with it.
 TEST(KeypointMatcher, ImageReferenceTakesTheFiltersParameters) {
   const ReferenceFiles& files = ReferenceFiles::get();
-  SiftParams params;
-  params.upscale = false;
+  SiftParams params = video_sift_params();
   params.contrast_threshold = 0.08f;
   const int expected = sift_keypoint_count(params);
   params.contrast_threshold = 0.04f;
@@ -274,8 +273,7 @@ TEST(KeypointMatcher, WithoutGpusiftfilterUpstreamTheReferenceTakesItsDefaults) 
   gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_BGR, 640, 480).c_str());
   GstBuffer* out = push_and_pull(h, with_keypoints);
   ASSERT_NE(out, nullptr);
-  SiftParams defaults;
-  defaults.upscale = false;
+  const SiftParams defaults = video_sift_params();
   EXPECT_EQ(reference_keypoints(h), static_cast<guint>(sift_keypoint_count(defaults)));
   const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(out);
   ASSERT_NE(meta, nullptr);

@@ -260,8 +260,7 @@ ReferenceFiles::ReferenceFiles() {
     ADD_FAILURE() << "cannot write " << png_;
   // As gpusiftfilter's defaults make them from the gray the element sees.
   const cv::Mat gray = gray_seen_by_element(reference);
-  SiftParams sift;
-  sift.upscale = false;
+  const SiftParams sift = video_sift_params();
   sift_features_ = dir_.file("reference-sift.gpsf");
   write_features(CpuSiftExtractor(sift).extract(gray.data, gray.step, gray.cols, gray.rows),
                  Method::kSift, size_, sift_features_);

@@ -82,9 +82,22 @@ struct Timing {
   int keypoints;
 };
 
+// off: upscale off with OpenCV's sigma; video: gpusiftfilter's defaults (upscale off, sigma
+// 0.8); on: OpenCV's defaults, the parity mode.
+struct SiftMode {
+  const char* name;
+  SiftParams params;
+};
+
+std::vector<SiftMode> sift_modes() {
+  SiftParams off;
+  off.upscale = false;
+  return {{"off", off}, {"video", video_sift_params()}, {"on", SiftParams{}}};
+}
+
 struct Row {
   cv::Size size;
-  bool upscale;
+  const char* mode;
   Timing t;
   double opencv_ms;
   int opencv_keypoints;
@@ -139,12 +152,10 @@ Timing time_extractor(Extractor& extractor, const cv::Mat& frame, const Options&
   return t;
 }
 
-Row measure(const cv::Mat& frame, bool upscale, const Options& options, double opencv_ms,
+Row measure(const cv::Mat& frame, const SiftMode& mode, const Options& options, double opencv_ms,
             int opencv_keypoints, cudaStream_t stream) {
-  SiftParams params;
-  params.upscale = upscale;
-  CudaSiftExtractor extractor(params);
-  return Row{frame.size(), upscale, time_extractor(extractor, frame, options, stream), opencv_ms,
+  CudaSiftExtractor extractor(mode.params);
+  return Row{frame.size(), mode.name, time_extractor(extractor, frame, options, stream), opencv_ms,
              opencv_keypoints};
 }
 
@@ -213,9 +224,8 @@ void print_surf_at_sift_count(const std::vector<cv::Mat>& frames, const std::vec
 
 void print_row(const Row& r) {
   std::printf("| %dx%d | %s | %.3f | %.3f | %.3f | %d | %.1f | %d | %.0fx |\n", r.size.width,
-              r.size.height, r.upscale ? "on" : "off", r.t.pinned_ms, r.t.device_ms,
-              r.t.pageable_ms, r.t.keypoints, r.opencv_ms, r.opencv_keypoints,
-              r.opencv_ms / r.t.pinned_ms);
+              r.size.height, r.mode, r.t.pinned_ms, r.t.device_ms, r.t.pageable_ms, r.t.keypoints,
+              r.opencv_ms, r.opencv_keypoints, r.opencv_ms / r.t.pinned_ms);
   std::fflush(stdout);
 }
 
@@ -250,7 +260,7 @@ int run(const Options& options) {
       current_utc_time().c_str(), properties.name, cpu_model_name().c_str(), cv::getNumThreads(),
       options.frames, options.warm_up, options.opencv_runs);
   std::printf(
-      "| size | upscale | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | cuda ms "
+      "| size | mode | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | cuda ms "
       "(pageable GRAY8, staged) | cuda kp | OpenCV ms | OpenCV kp | OpenCV / cuda "
       "|\n|---|---|---|---|---|---|---|---|---|\n");
   const cv::Ptr<cv::SIFT> sift = cv::SIFT::create();
@@ -265,18 +275,19 @@ int run(const Options& options) {
     const double opencv_ms = median_milliseconds(options.opencv_runs, [&] {
       sift->detectAndCompute(frame, cv::noArray(), keypoints, descriptors);
     });
-    for (bool upscale : {false, true}) {
-      const Row row = measure(frame, upscale, options, opencv_ms,
-                              static_cast<int>(keypoints.size()), stream.get());
+    for (const SiftMode& mode : sift_modes()) {
+      const Row row = measure(frame, mode, options, opencv_ms, static_cast<int>(keypoints.size()),
+                              stream.get());
       print_row(row);
-      if (!upscale)
+      if (std::strcmp(mode.name, "off") == 0)
         sift_native.push_back(row);
     }
     frames.push_back(frame);
   }
   std::printf(
-      "\nOpenCV always doubles the image (upscale on); its time is repeated on the "
-      "upscale-off rows for reference.\n\n");
+      "\nModes: off, upscale off with OpenCV's sigma 1.6; video, gpusiftfilter's defaults "
+      "(upscale off, sigma 0.8); on, OpenCV's defaults (parity). OpenCV always doubles the image; "
+      "its time is repeated on the off and video rows for reference.\n\n");
   print_host_frame_access(sift_native);
 
   std::printf(

@@ -6,20 +6,10 @@
 
 namespace gpusift::tools {
 
-namespace {
-
-SiftParams video_params() {
-  SiftParams params;
-  params.upscale = false;
-  return params;
-}
-
-}  // namespace
-
 StreamInstance::StreamInstance(const InstanceSettings& settings)
     : device_(settings.device),
       stream_(device_),
-      extractor_(video_params()),
+      extractor_(video_sift_params()),  // gpusiftfilter's defaults
       frame_(*settings.nv12, settings.width, settings.height),
       in_flight_(settings.in_flight),
       legacy_wait_(settings.legacy_wait) {}

@@ -153,7 +153,9 @@ const char* extract_usage() {
          "  --upscale 0|1             double the image first, as OpenCV does (default 1)\n"
          "  --contrast-threshold F    default 0.04\n"
          "  --edge-threshold F        default 10\n"
-         "  --sigma F                 default 1.6\n"
+         "  --sigma F                 first-octave blur; default 1.6 with --upscale 1\n"
+         "                            (OpenCV's), 0.8 with --upscale 0 (gpusiftfilter's\n"
+         "                            video mode)\n"
          "SURF only (OpenCV's cv::xfeatures2d::SURF conventions):\n"
          "  --hessian-threshold F     default 100\n"
          "  --n-octaves N             default 4, at most 8\n"
@@ -171,6 +173,7 @@ const char* extract_usage() {
 
 std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options) {
   bool options_ended = false;
+  bool sigma_chosen = false;
   const char* first_sift_only = nullptr;
   const char* first_surf_only = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -203,12 +206,15 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
       }
       if (!option->apply(value, options))
         return "bad value '" + value + "' for " + name + " (expected " + option->expected + ")";
+      sigma_chosen = sigma_chosen || name == "--sigma";
       if (option->scope == Scope::kSiftOnly && first_sift_only == nullptr)
         first_sift_only = option->name;
       if (option->scope == Scope::kSurfOnly && first_surf_only == nullptr)
         first_surf_only = option->name;
     }
   }
+  if (!sigma_chosen)
+    options->config.sift.sigma = default_sigma(options->config.sift.upscale);
   if (options->show_help || options->list_backends)
     return "";
   const bool surf = options->config.method == Method::kSurf;

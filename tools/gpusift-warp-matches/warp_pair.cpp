@@ -1,0 +1,32 @@
+#include "warp_pair.h"
+
+#include <cmath>
+#include <opencv2/imgproc.hpp>
+
+namespace gpusift::tools {
+
+WarpPair make_warp_pair(const cv::Mat& gray, double rotation_degrees, double scale) {
+  WarpPair pair;
+  pair.original = gray;
+  const cv::Point2f centre((gray.cols - 1) * 0.5f, (gray.rows - 1) * 0.5f);
+  pair.transform = cv::getRotationMatrix2D(centre, rotation_degrees, scale);
+  cv::warpAffine(gray, pair.warped, cv::Mat(pair.transform), gray.size(), cv::INTER_LINEAR);
+  return pair;
+}
+
+int count_correct_matches(const std::vector<cv::Point2f>& original_points,
+                          const std::vector<cv::Point2f>& warped_points,
+                          const std::vector<Match>& matches, const cv::Matx23d& transform,
+                          double tolerance_px) {
+  int correct = 0;
+  for (const Match& m : matches) {
+    const cv::Point2f from = original_points[m.query];
+    const cv::Point2f to = warped_points[m.train];
+    const cv::Vec2d expected = transform * cv::Vec3d(from.x, from.y, 1.0);
+    if (std::hypot(expected[0] - to.x, expected[1] - to.y) < tolerance_px)
+      ++correct;
+  }
+  return correct;
+}
+
+}  // namespace gpusift::tools
