@@ -2,6 +2,7 @@
 # Pipeline throughput on the GPU host: one real 1920x1080 frame repeated by imagefreeze through
 # gpusiftfilter (and keypointtracker after it) into fakesink, from system memory and from CUDA memory, with and without
 # descriptors. Prints a markdown table (frames per second from gst-launch's execution time).
+# SIFT_PROPS: more gpusiftfilter properties (default none: the video mode), e.g. "sigma=1.6".
 set -u
 frames=${FRAMES:-2000}
 run() {  # label, format, the pipeline after the decoded and scaled frame
@@ -16,8 +17,8 @@ run() {  # label, format, the pipeline after the decoded and scaled frame
   fi
 }
 freeze="! imagefreeze num-buffers=$frames"
-sift="! gpusiftfilter backend=cuda"
-echo "| pipeline (1920x1080, upscale off, $frames frames) | fps |"
+sift="! gpusiftfilter backend=cuda ${SIFT_PROPS:-}"
+echo "| pipeline (1920x1080, gpusiftfilter defaults ${SIFT_PROPS:-}, $frames frames) | fps |"
 echo "|---|---|"
 run "NV12 system memory, float descriptors" NV12 "$freeze $sift ! fakesink"
 run "NV12 system memory, float descriptors, keypointtracker (homography), defaults (auto: 2 frames in flight)" \

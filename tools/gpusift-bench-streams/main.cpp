@@ -29,7 +29,8 @@ void print_header(const StreamsOptions& options) {
   cudaGetDeviceProperties(&properties, 0);
   std::printf(
       "gpusift-bench-streams %s; GPU: %s; CPU: %s; %dx%d NV12 from pinned host memory (%s), "
-      "SIFT upscale off, float descriptors; %d frames per instance after %d warm-up; %d frame%s "
+      "SIFT video mode (gpusiftfilter defaults), float descriptors; %d frames per instance after "
+      "%d warm-up; %d frame%s "
       "in flight; legacy-stream wait %s; %d GPU%s (instance i on device i mod %d)\n\n",
       current_utc_time().c_str(), properties.name, cpu_model_name().c_str(), options.width,
       options.height, options.image.c_str(), options.frames, options.warm_up, options.in_flight,
