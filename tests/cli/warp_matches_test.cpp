@@ -30,17 +30,21 @@ const std::string kDataDir = GPUSIFT_CLI_TEST_DATA_DIR;
 
 struct Counts {
   long keypoints = -1, matches = -1, correct = -1;
+  double median_error_px = -1;
 };
 
 // The numbers of the table row that starts with "| name |".
 Counts row_counts(const std::string& out, const std::string& name) {
-  const std::regex row("\\| " + name + " \\| [0-9x]* \\| ([0-9]+) \\| ([0-9]+) \\| ([0-9]+) \\|");
+  const std::regex row("\\| " + name +
+                       " \\| [0-9x]* \\| ([0-9]+) \\| ([0-9]+) \\| ([0-9]+) \\| [0-9.]+ % \\| "
+                       "([0-9.]+) \\|");
   std::smatch m;
   Counts c;
   if (std::regex_search(out, m, row)) {
     c.keypoints = std::stol(m[1]);
     c.matches = std::stol(m[2]);
     c.correct = std::stol(m[3]);
+    c.median_error_px = std::stod(m[4]);
   }
   return c;
 }
@@ -88,6 +92,9 @@ TEST_F(WarpMatchesTest, ExtractedAndCsvCountsAgree) {
   EXPECT_EQ(read.keypoints, extracted.keypoints);
   EXPECT_EQ(read.matches, extracted.matches);
   EXPECT_EQ(read.correct, extracted.correct);
+  EXPECT_GT(extracted.median_error_px, 0.0);
+  EXPECT_LT(extracted.median_error_px, 1.0);
+  EXPECT_NEAR(read.median_error_px, extracted.median_error_px, 0.002);
   EXPECT_EQ(row_counts(from_csv.out, "total").correct, extracted.correct);
 }
 
@@ -116,6 +123,7 @@ TEST_F(WarpMatchesTest, IdentityMatchesAlmostEveryKeypointInPlace) {
   EXPECT_GT(c.keypoints, 200);
   EXPECT_GE(c.matches * 2, c.keypoints * 9 / 10);  // keypoints counts both images
   EXPECT_GE(c.correct, c.matches * 99 / 100);
+  EXPECT_EQ(c.median_error_px, 0.0);
 }
 
 struct BadInput {

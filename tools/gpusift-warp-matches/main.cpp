@@ -3,6 +3,7 @@
 // gpusiftfilter's video mode (README). See warp_usage() for the options.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -30,8 +31,16 @@ constexpr int kFailureStatus = 2;
 struct PairCount {
   size_t keypoints = 0;  // of both images
   size_t matches = 0;
-  int correct = 0;
+  std::vector<double> errors;  // of the correct matches, px
 };
+
+double median_of(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  const auto middle = values.begin() + values.size() / 2;
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
 
 std::string pair_name(const std::string& path, int rows) {
   std::string name = path.substr(path.find_last_of('/') + 1);
@@ -94,14 +103,16 @@ PairCount count_pair(const WarpOptions& options, Extractor* extractor, const std
   params.ratio = options.lowe_ratio;
   CpuMatcher().match(view_of(original), view_of(warped), params, &matches);
   count.matches = matches.size();
-  count.correct = count_correct_matches(original.points, warped.points, matches, pair.transform,
-                                        options.tolerance_px);
+  count.errors = correct_match_errors(original.points, warped.points, matches, pair.transform,
+                                      options.tolerance_px);
   return count;
 }
 
 void print_row(const std::string& name, const std::string& size, const PairCount& c) {
-  std::printf("| %s | %s | %zu | %zu | %d | %.1f %% |\n", name.c_str(), size.c_str(), c.keypoints,
-              c.matches, c.correct, c.matches ? 100.0 * c.correct / c.matches : 0.0);
+  const size_t correct = c.errors.size();
+  std::printf("| %s | %s | %zu | %zu | %zu | %.1f %% | %.3f |\n", name.c_str(), size.c_str(),
+              c.keypoints, c.matches, correct, c.matches ? 100.0 * correct / c.matches : 0.0,
+              median_of(c.errors));
   std::fflush(stdout);
 }
 
@@ -118,7 +129,8 @@ int run(const WarpOptions& options) {
               p.upscale ? 1 : 0, p.sigma, p.contrast_threshold, p.n_octave_layers,
               options.rotation_degrees, options.scale);
   std::printf(
-      "| image | size | keypoints | matches | correct | precision |\n|---|---|---|---|---|---|\n");
+      "| image | size | keypoints | matches | correct | precision | median error px |\n"
+      "|---|---|---|---|---|---|---|\n");
   PairCount total;
   for (const std::string& path : options.images) {
     const std::string name = pair_name(path, options.rows);
@@ -133,7 +145,7 @@ int run(const WarpOptions& options) {
               count);
     total.keypoints += count.keypoints;
     total.matches += count.matches;
-    total.correct += count.correct;
+    total.errors.insert(total.errors.end(), count.errors.begin(), count.errors.end());
   }
   print_row("total", "", total);
   return 0;

@@ -14,19 +14,20 @@ WarpPair make_warp_pair(const cv::Mat& gray, double rotation_degrees, double sca
   return pair;
 }
 
-int count_correct_matches(const std::vector<cv::Point2f>& original_points,
-                          const std::vector<cv::Point2f>& warped_points,
-                          const std::vector<Match>& matches, const cv::Matx23d& transform,
-                          double tolerance_px) {
-  int correct = 0;
+std::vector<double> correct_match_errors(const std::vector<cv::Point2f>& original_points,
+                                         const std::vector<cv::Point2f>& warped_points,
+                                         const std::vector<Match>& matches,
+                                         const cv::Matx23d& transform, double tolerance_px) {
+  std::vector<double> errors;
   for (const Match& m : matches) {
     const cv::Point2f from = original_points[m.query];
     const cv::Point2f to = warped_points[m.train];
     const cv::Vec2d expected = transform * cv::Vec3d(from.x, from.y, 1.0);
-    if (std::hypot(expected[0] - to.x, expected[1] - to.y) < tolerance_px)
-      ++correct;
+    const double error = std::hypot(expected[0] - to.x, expected[1] - to.y);
+    if (error < tolerance_px)
+      errors.push_back(error);
   }
-  return correct;
+  return errors;
 }
 
 }  // namespace gpusift::tools

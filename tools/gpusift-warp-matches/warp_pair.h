@@ -17,10 +17,11 @@ struct WarpPair {
 
 WarpPair make_warp_pair(const cv::Mat& gray, double rotation_degrees, double scale);
 
-// Matches whose original point, moved by `transform`, lies within `tolerance_px` of its match.
-int count_correct_matches(const std::vector<cv::Point2f>& original_points,
-                          const std::vector<cv::Point2f>& warped_points,
-                          const std::vector<Match>& matches, const cv::Matx23d& transform,
-                          double tolerance_px);
+// The distances from where `transform` puts each match's original point to its match, in pixels
+// of the warped image, for the matches closer than `tolerance_px` (the correct ones).
+std::vector<double> correct_match_errors(const std::vector<cv::Point2f>& original_points,
+                                         const std::vector<cv::Point2f>& warped_points,
+                                         const std::vector<Match>& matches,
+                                         const cv::Matx23d& transform, double tolerance_px);
 
 }  // namespace gpusift::tools
