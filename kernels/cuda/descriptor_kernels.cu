@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "cuda_check.h"
 #include "feature_kernels.h"
@@ -235,12 +236,21 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
 // has more keypoints.
 constexpr int kDescriptorBlocks = 4096;
 
+// Copied as 32-bit words, a word per thread: a keypoint per thread made seven stores 28 bytes
+// apart, which the host's copy, across PCIe, paid for most (14 us for 3500 keypoints on an H100).
+constexpr int kKeypointWords = sizeof(Keypoint) / sizeof(uint32_t);
+static_assert(sizeof(Keypoint) % sizeof(uint32_t) == 0 && alignof(Keypoint) >= alignof(uint32_t));
+
 __global__ void publish_kernel(const Keypoint* keypoints, const int* count, int capacity,
                                PublishTargets targets) {
-  const int n = min(*count, capacity);
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    targets.device_keypoints[i] = keypoints[i];
-    targets.host_keypoints[i] = keypoints[i];
+  const int words = min(*count, capacity) * kKeypointWords;
+  const auto* from = reinterpret_cast<const uint32_t*>(keypoints);
+  auto* to_device = reinterpret_cast<uint32_t*>(targets.device_keypoints);
+  auto* to_host = reinterpret_cast<uint32_t*>(targets.host_keypoints);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < words; i += gridDim.x * blockDim.x) {
+    const uint32_t word = from[i];
+    to_device[i] = word;
+    to_host[i] = word;
   }
 }
 

@@ -30,6 +30,30 @@ __global__ void convert_kernel(const uint8_t* frame, size_t pitch, PixelFormat f
   row_of(dst, y)[x] = gray8_of_pixel(frame + y * pitch + static_cast<size_t>(x) * bpp, format);
 }
 
+// GRAY8 rows whose starts allow it are read four pixels to a thread: at a byte per thread the
+// loads stayed far below bandwidth (17 us for a 2560x1920 frame on an H100).
+constexpr int kGrayPixelsPerThread = 4;
+
+__global__ void convert_gray_kernel(const uint8_t* frame, size_t pitch, DeviceImage dst) {
+  const int x = (blockIdx.x * blockDim.x + threadIdx.x) * kGrayPixelsPerThread;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= dst.width || y >= dst.height)
+    return;
+  const uint8_t* in = frame + y * pitch + x;
+  float* out = row_of(dst, y) + x;
+  if (x + kGrayPixelsPerThread <= dst.width) {
+    const uchar4 p = *reinterpret_cast<const uchar4*>(in);
+    *reinterpret_cast<float4*>(out) = make_float4(p.x, p.y, p.z, p.w);
+    return;
+  }
+  for (int i = 0; x + i < dst.width; ++i)
+    out[i] = in[i];
+}
+
+bool aligned_to(const void* p, size_t bytes) {
+  return reinterpret_cast<uintptr_t>(p) % bytes == 0;
+}
+
 __global__ void upscale_kernel(DeviceImage src, DeviceImage dst) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -344,6 +368,16 @@ GaussianTaps make_gaussian_taps(float sigma) {
 void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,
                       const DeviceImage& dst, cudaStream_t stream) {
   const dim3 block(32, 8);
+  const bool gray_rows_aligned = format == PixelFormat::kGray8 && aligned_to(frame, 4) &&
+                                 pitch_bytes % 4 == 0 && aligned_to(dst.data, 16) &&
+                                 dst.stride % 4 == 0;
+  if (gray_rows_aligned) {
+    const int threads_per_row = (dst.width + kGrayPixelsPerThread - 1) / kGrayPixelsPerThread;
+    convert_gray_kernel<<<pixel_grid(threads_per_row, dst.height, block), block, 0, stream>>>(
+        static_cast<const uint8_t*>(frame), pitch_bytes, dst);
+    check_launch("convert_gray_kernel");
+    return;
+  }
   convert_kernel<<<pixel_grid(dst.width, dst.height, block), block, 0, stream>>>(
       static_cast<const uint8_t*>(frame), pitch_bytes, format, bytes_per_pixel(format), dst);
   check_launch("convert_kernel");

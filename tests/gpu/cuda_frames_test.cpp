@@ -102,6 +102,38 @@ TEST_F(CudaFrames, PinnedAndPitchedDeviceInputEqualPageableInput) {
   cudaFree(device);
 }
 
+// GRAY8 rows on 4-byte boundaries are converted four pixels at a time, with a tail for widths
+// that are no multiple of four; other rows a pixel at a time. Both must give the same features.
+TEST_F(CudaFrames, GrayFramesOfEveryWidthAndAlignmentEqualPackedHostInput) {
+  const cv::Mat source = load_gray("chelsea.png");
+  CudaSiftExtractor gpu{video_sift_params()};
+  for (int width : {448, 449, 450, 451}) {
+    const cv::Mat gray = resized(source, width, 300);
+    const Features packed = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
+    ASSERT_GT(packed.keypoints.size(), 100u) << width;
+    void* device = nullptr;
+    size_t pitch = 0;
+    ASSERT_EQ(cudaMallocPitch(&device, &pitch, gray.cols + 1, gray.rows), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy2D(device, pitch, gray.data, gray.step, gray.cols, gray.rows,
+                           cudaMemcpyHostToDevice),
+              cudaSuccess);
+    for (int offset : {0, 1}) {
+      auto* rows = static_cast<uint8_t*>(device);
+      if (offset == 1) {  // every row one byte further on: no longer on 4-byte boundaries
+        ASSERT_EQ(cudaMemcpy2D(rows + 1, pitch, gray.data, gray.step, gray.cols, gray.rows,
+                               cudaMemcpyHostToDevice),
+                  cudaSuccess);
+      }
+      Features from_device;
+      gpu.extract(FrameView{rows + offset, pitch, gray.cols, gray.rows, PixelFormat::kGray8,
+                            MemoryKind::kDevice},
+                  stream_.get(), &from_device);
+      EXPECT_TRUE(identical(packed, from_device)) << width << " offset " << offset;
+    }
+    cudaFree(device);
+  }
+}
+
 TEST_F(CudaFrames, ColourFormatsConvertLikeOpenCv) {
   const cv::Mat bgr = load_bgr("astronaut.png");
   ASSERT_FALSE(bgr.empty());

@@ -1,14 +1,14 @@
 """Per-kernel GPU time of one extraction from an `ncu --csv --metrics gpu__time_duration.sum`
 log. Usage: ncu_summary.py LOG [FRAME [FIRST_KERNEL]]. Extractions are split at FIRST_KERNEL,
-the first launch of each frame: convert_kernel for SIFT (default), integral_rows_kernel for
-SURF. FRAME counts from 0 (default 1)."""
+the first launch of each frame: convert_kernel or convert_gray_kernel for SIFT (default),
+integral_rows_kernel for SURF. FRAME counts from 0 (default 1)."""
 import collections
 import csv
 import sys
 
 rows = [r for r in csv.reader(open(sys.argv[1])) if len(r) > 10]
 frame = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-first_kernel = sys.argv[3] if len(sys.argv) > 3 else 'convert_kernel'
+first_kernels = [sys.argv[3]] if len(sys.argv) > 3 else ['convert_kernel', 'convert_gray_kernel']
 header = rows[0]
 name_at, value_at, id_at = header.index('Kernel Name'), header.index('Metric Value'), header.index('ID')
 kernels = {}
@@ -21,7 +21,7 @@ for r in rows[1:]:
 frames, current = [], None
 for i in sorted(kernels):
     name, ns = kernels[i]
-    if name == first_kernel:
+    if name in first_kernels:
         current = []
         frames.append(current)
     if current is not None:
