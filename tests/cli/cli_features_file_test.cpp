@@ -14,24 +14,17 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "cli_paths.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cpu_surf.h"
 #include "gpusift/features_file.h"
 #include "gpusift/features_file_reader.h"
+#include "scratch_dir_test.h"
 #include "test_images.h"
-
-#ifndef GPUSIFT_EXTRACT_PATH
-#error "GPUSIFT_EXTRACT_PATH must name the gpusift-extract executable"
-#endif
-#ifndef GPUSIFT_CLI_TEST_DATA_DIR
-#error "GPUSIFT_CLI_TEST_DATA_DIR must name the folder of the test images"
-#endif
 
 namespace gpusift::testing {
 namespace {
 
-constexpr int kFailureStatus = 2;
 constexpr int kVideoFrames = 6;
 constexpr double kVideoFps = 25;
 
@@ -75,20 +68,11 @@ void expect_record_equals(const FeaturesFrame& frame, const Features& expected, 
   }
 }
 
-class CliFeaturesFileTest : public ::testing::Test {
+class CliFeaturesFileTest : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gpusift-cli-gpsf-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   ChildResult run(std::vector<std::string> args) const {
-    args.insert(args.begin(), GPUSIFT_EXTRACT_PATH);
-    return run_child(args, dir_);
+    return run_program(GPUSIFT_EXTRACT_PATH, std::move(args));
   }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
 
   // A short MJPG video of the camera image panning and turning: every frame differs.
   std::string make_video() const {
@@ -108,8 +92,6 @@ class CliFeaturesFileTest : public ::testing::Test {
     }
     return video;
   }
-
-  std::string dir_;
 };
 
 TEST_F(CliFeaturesFileTest, VideoGivesOneRecordPerDecodedFrameEqualToTheLibrary) {

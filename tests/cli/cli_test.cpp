@@ -14,24 +14,15 @@
 #include <utility>
 #include <vector>
 
-#include "child_process.h"
+#include "cli_paths.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cpu_surf.h"
 #include "gpusift/extractor.h"
+#include "scratch_dir_test.h"
 #include "test_images.h"
-
-#ifndef GPUSIFT_EXTRACT_PATH
-#error "GPUSIFT_EXTRACT_PATH must name the gpusift-extract executable"
-#endif
-#ifndef GPUSIFT_CLI_TEST_DATA_DIR
-#error "GPUSIFT_CLI_TEST_DATA_DIR must name the folder of the test images"
-#endif
 
 namespace gpusift::testing {
 namespace {
-
-constexpr int kFailureStatus = 2;
-const std::string kDataDir = GPUSIFT_CLI_TEST_DATA_DIR;
 
 std::vector<std::string> split(const std::string& text, char separator) {
   std::vector<std::string> parts;
@@ -95,23 +86,12 @@ bool is_one_error_line(const std::string& err) {
   return err.rfind("gpusift-extract: ", 0) == 0 && err.find('\n') == err.size() - 1;
 }
 
-class CliTest : public ::testing::Test {
+class CliTest : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gpusift-cli-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   ChildResult run(std::vector<std::string> args) const {
-    args.insert(args.begin(), GPUSIFT_EXTRACT_PATH);
-    return run_child(args, dir_);
+    return run_program(GPUSIFT_EXTRACT_PATH, std::move(args));
   }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
   static std::string image(const std::string& name) { return kDataDir + "/" + name; }
-
-  std::string dir_;
 };
 
 TEST_F(CliTest, CsvEqualsCpuBackendInProcess) {

@@ -10,23 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "child_process.h"
+#include "cli_paths.h"
+#include "scratch_dir_test.h"
 
 #ifndef GPUSIFT_WARP_MATCHES_PATH
 #error "GPUSIFT_WARP_MATCHES_PATH must name the gpusift-warp-matches executable"
 #endif
-#ifndef GPUSIFT_EXTRACT_PATH
-#error "GPUSIFT_EXTRACT_PATH must name the gpusift-extract executable"
-#endif
-#ifndef GPUSIFT_CLI_TEST_DATA_DIR
-#error "GPUSIFT_CLI_TEST_DATA_DIR must name the folder of the test images"
-#endif
 
 namespace gpusift::testing {
 namespace {
-
-constexpr int kFailureStatus = 2;
-const std::string kDataDir = GPUSIFT_CLI_TEST_DATA_DIR;
 
 struct Counts {
   long keypoints = -1, matches = -1, correct = -1;
@@ -49,28 +41,16 @@ Counts row_counts(const std::string& out, const std::string& name) {
   return c;
 }
 
-class WarpMatchesTest : public ::testing::Test {
+class WarpMatchesTest : public ScratchDirTest {
  protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gpusift-warp-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
   ChildResult run(std::vector<std::string> args) const {
-    args.insert(args.begin(), GPUSIFT_WARP_MATCHES_PATH);
-    return run_child(args, dir_);
+    return run_program(GPUSIFT_WARP_MATCHES_PATH, std::move(args));
   }
   ChildResult extract(const std::string& pgm) const {
-    return run_child({GPUSIFT_EXTRACT_PATH, "--backend", "cpu", "--upscale", "0", path(pgm), "-o",
-                      path(pgm + ".csv")},
-                     dir_);
+    return run_program(GPUSIFT_EXTRACT_PATH,
+                       {"--backend", "cpu", "--upscale", "0", path(pgm), "-o", path(pgm + ".csv")});
   }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
   static std::string image(const std::string& name) { return kDataDir + "/" + name; }
-
-  std::string dir_;
 };
 
 TEST_F(WarpMatchesTest, ExtractedAndCsvCountsAgree) {

@@ -20,6 +20,32 @@ namespace {
 
 class CudaFrames : public CudaTest {};
 
+// `gray` in pitched device memory, each row starting `offset` bytes after the pitch's boundary.
+class PitchedDeviceGray {
+ public:
+  PitchedDeviceGray(const cv::Mat& gray, int offset) : width_(gray.cols), height_(gray.rows) {
+    copied_ = cudaMallocPitch(&base_, &pitch_, gray.cols + offset + 3, gray.rows) == cudaSuccess &&
+              cudaMemcpy2D(static_cast<uint8_t*>(base_) + offset, pitch_, gray.data, gray.step,
+                           gray.cols, gray.rows, cudaMemcpyHostToDevice) == cudaSuccess;
+    rows_ = static_cast<uint8_t*>(base_) + offset;
+  }
+  ~PitchedDeviceGray() { cudaFree(base_); }
+  PitchedDeviceGray(const PitchedDeviceGray&) = delete;
+  PitchedDeviceGray& operator=(const PitchedDeviceGray&) = delete;
+
+  bool copied() const { return copied_; }
+  FrameView view() const {
+    return FrameView{rows_, pitch_, width_, height_, PixelFormat::kGray8, MemoryKind::kDevice};
+  }
+
+ private:
+  void* base_ = nullptr;
+  uint8_t* rows_ = nullptr;
+  size_t pitch_ = 0;
+  int width_, height_;
+  bool copied_ = false;
+};
+
 TEST_F(CudaFrames, TinyAndOddSizesAgreeWithTheCpuBackend) {
   CudaSiftExtractor gpu{SiftParams{}};
   CpuSiftExtractor cpu{SiftParams{}};
@@ -72,16 +98,10 @@ TEST_F(CudaFrames, PinnedAndPitchedDeviceInputEqualPageableInput) {
   cudaFreeHost(pinned);
   EXPECT_TRUE(identical(pageable, from_pinned));
 
-  void* device = nullptr;
-  size_t pitch = 0;
-  ASSERT_EQ(cudaMallocPitch(&device, &pitch, gray.cols + 3, gray.rows), cudaSuccess);
-  ASSERT_EQ(cudaMemcpy2D(device, pitch, gray.data, gray.step, gray.cols, gray.rows,
-                         cudaMemcpyHostToDevice),
-            cudaSuccess);
+  const PitchedDeviceGray device(gray, 0);
+  ASSERT_TRUE(device.copied());
   Features from_device;
-  gpu.extract(
-      FrameView{device, pitch, gray.cols, gray.rows, PixelFormat::kGray8, MemoryKind::kDevice},
-      stream_.get(), &from_device);
+  gpu.extract(device.view(), stream_.get(), &from_device);
   EXPECT_TRUE(identical(pageable, from_device));
 
   const DeviceFeatures on_device = gpu.device_features();
@@ -99,7 +119,6 @@ TEST_F(CudaFrames, PinnedAndPitchedDeviceInputEqualPageableInput) {
                                     MemoryKind::kDevice},
                           stream_.get(), &f);
             }));
-  cudaFree(device);
 }
 
 // GRAY8 rows on 4-byte boundaries are converted four pixels at a time, with a tail for widths
@@ -111,26 +130,13 @@ TEST_F(CudaFrames, GrayFramesOfEveryWidthAndAlignmentEqualPackedHostInput) {
     const cv::Mat gray = resized(source, width, 300);
     const Features packed = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
     ASSERT_GT(packed.keypoints.size(), 100u) << width;
-    void* device = nullptr;
-    size_t pitch = 0;
-    ASSERT_EQ(cudaMallocPitch(&device, &pitch, gray.cols + 1, gray.rows), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy2D(device, pitch, gray.data, gray.step, gray.cols, gray.rows,
-                           cudaMemcpyHostToDevice),
-              cudaSuccess);
-    for (int offset : {0, 1}) {
-      auto* rows = static_cast<uint8_t*>(device);
-      if (offset == 1) {  // every row one byte further on: no longer on 4-byte boundaries
-        ASSERT_EQ(cudaMemcpy2D(rows + 1, pitch, gray.data, gray.step, gray.cols, gray.rows,
-                               cudaMemcpyHostToDevice),
-                  cudaSuccess);
-      }
+    for (int offset : {0, 1}) {  // with 1, no row starts on a 4-byte boundary
+      const PitchedDeviceGray device(gray, offset);
+      ASSERT_TRUE(device.copied());
       Features from_device;
-      gpu.extract(FrameView{rows + offset, pitch, gray.cols, gray.rows, PixelFormat::kGray8,
-                            MemoryKind::kDevice},
-                  stream_.get(), &from_device);
+      gpu.extract(device.view(), stream_.get(), &from_device);
       EXPECT_TRUE(identical(packed, from_device)) << width << " offset " << offset;
     }
-    cudaFree(device);
   }
 }
 
