@@ -487,18 +487,24 @@ void expect_library_settings_error(GstMessage* message, const char* text) {
   g_free(debug);
 }
 
+// Pushing `gray` fails with one settings error on the bus whose debug text holds `text`.
+void expect_push_refused_by_settings(GstHarness* h, const cv::Mat& gray, const char* text) {
+  gst_harness_set_src_caps_str(h,
+                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
+  EXPECT_EQ(gst_harness_push(h, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_ERROR);
+  const auto errors = bus_messages(h, GST_MESSAGE_ERROR);
+  ASSERT_EQ(errors.size(), 1u);
+  expect_library_settings_error(errors[0], text);
+  for (GstMessage* m : errors)
+    gst_message_unref(m);
+}
+
 TEST(GpusiftFilter, SurfWithUint8DescriptorIsASettingsErrorUntilFixed) {
   const cv::Mat gray = load_gray("camera.png");
   GstHarness* h = cpu_filter("method=surf descriptor=uint8");
-  gst_harness_set_src_caps_str(h,
-                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
   for (int attempt = 0; attempt < 2; ++attempt) {
-    EXPECT_EQ(gst_harness_push(h, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_ERROR);
-    const auto errors = bus_messages(h, GST_MESSAGE_ERROR);
-    ASSERT_EQ(errors.size(), 1u) << "attempt " << attempt;
-    expect_library_settings_error(errors[0], "descriptor uint8 does not apply to SURF");
-    for (GstMessage* m : errors)
-      gst_message_unref(m);
+    SCOPED_TRACE("attempt " + std::to_string(attempt));
+    expect_push_refused_by_settings(h, gray, "descriptor uint8 does not apply to SURF");
   }
   EXPECT_EQ(gst_harness_buffers_received(h), 0u);
 
@@ -560,14 +566,7 @@ TEST(GpusiftFilter, SigmaFollowsUpscaleUntilSetByHand) {
 TEST(GpusiftFilter, SigmaBelowHalfIsASettingsErrorUntilFixed) {
   const cv::Mat gray = load_gray("coins.png");
   GstHarness* h = cpu_filter("sigma=0.3");
-  gst_harness_set_src_caps_str(h,
-                               caps_string(GST_VIDEO_FORMAT_GRAY8, gray.cols, gray.rows).c_str());
-  EXPECT_EQ(gst_harness_push(h, make_frame(gray, GST_VIDEO_FORMAT_GRAY8)), GST_FLOW_ERROR);
-  const auto errors = bus_messages(h, GST_MESSAGE_ERROR);
-  ASSERT_EQ(errors.size(), 1u);
-  expect_library_settings_error(errors[0], "sigma must be in [0.5, 4]");
-  for (GstMessage* m : errors)
-    gst_message_unref(m);
+  expect_push_refused_by_settings(h, gray, "sigma must be in [0.5, 4]");
   EXPECT_EQ(gst_harness_buffers_received(h), 0u);
 
   g_object_set(h->element, "sigma", 0.0, nullptr);

@@ -11,46 +11,53 @@ bool parse_positive(const std::string& text, double* value) {
   return parse_finite_double(text, value) && *value > 0;
 }
 
-// Applies one option with its value; false when the value is bad.
-bool apply(const std::string& name, const std::string& value, WarpOptions* o, bool* sigma_chosen) {
-  SiftParams& sift = o->sift;
-  if (name == "--rows")
-    return parse_int(value, 8, 16384, &o->rows);
-  if (name == "--rotation")
-    return parse_finite_double(value, &o->rotation_degrees);
-  if (name == "--scale")
-    return parse_positive(value, &o->scale);
-  if (name == "--backend")
-    return parse_backend(value, &o->backend);
-  if (name == "--upscale") {
-    sift.upscale = value == "1";
-    return value == "0" || value == "1";
-  }
-  if (name == "--sigma") {
-    *sigma_chosen = true;
-    return parse_finite_float(value, &sift.sigma);
-  }
-  if (name == "--contrast-threshold")
-    return parse_finite_float(value, &sift.contrast_threshold);
-  if (name == "--edge-threshold")
-    return parse_finite_float(value, &sift.edge_threshold);
-  if (name == "--n-octave-layers")
-    return parse_int(value, 1, kMaxOctaveLayers, &sift.n_octave_layers);
-  if (name == "--write-pairs")
-    return !(o->pairs_dir = value).empty();
-  if (name == "--features")
-    return !(o->features_dir = value).empty();
-  return false;
-}
+struct ValueOption {
+  const char* name;
+  bool (*apply)(const std::string& value, WarpOptions* options);  // false: a bad value
+};
 
-bool takes_value(const std::string& name) {
-  for (const char* known : {"--rows", "--rotation", "--scale", "--backend", "--upscale", "--sigma",
-                            "--contrast-threshold", "--edge-threshold", "--n-octave-layers",
-                            "--write-pairs", "--features"}) {
-    if (name == known)
-      return true;
+const ValueOption kValueOptions[] = {
+    {"--rows",
+     [](const std::string& v, WarpOptions* o) { return parse_int(v, 8, 16384, &o->rows); }},
+    {"--rotation", [](const std::string& v,
+                      WarpOptions* o) { return parse_finite_double(v, &o->rotation_degrees); }},
+    {"--scale", [](const std::string& v, WarpOptions* o) { return parse_positive(v, &o->scale); }},
+    {"--backend",
+     [](const std::string& v, WarpOptions* o) { return parse_backend(v, &o->backend); }},
+    {"--upscale",
+     [](const std::string& v, WarpOptions* o) {
+       o->sift.upscale = v == "1";
+       return v == "0" || v == "1";
+     }},
+    {"--sigma",
+     [](const std::string& v, WarpOptions* o) {
+       o->sigma_given = true;
+       return parse_finite_float(v, &o->sift.sigma);
+     }},
+    {"--contrast-threshold",
+     [](const std::string& v, WarpOptions* o) {
+       return parse_finite_float(v, &o->sift.contrast_threshold);
+     }},
+    {"--edge-threshold",
+     [](const std::string& v, WarpOptions* o) {
+       return parse_finite_float(v, &o->sift.edge_threshold);
+     }},
+    {"--n-octave-layers",
+     [](const std::string& v, WarpOptions* o) {
+       return parse_int(v, 1, kMaxOctaveLayers, &o->sift.n_octave_layers);
+     }},
+    {"--write-pairs",
+     [](const std::string& v, WarpOptions* o) { return !(o->pairs_dir = v).empty(); }},
+    {"--features",
+     [](const std::string& v, WarpOptions* o) { return !(o->features_dir = v).empty(); }},
+};
+
+const ValueOption* find_value_option(const std::string& name) {
+  for (const ValueOption& option : kValueOptions) {
+    if (name == option.name)
+      return &option;
   }
-  return false;
+  return nullptr;
 }
 
 }  // namespace
@@ -80,7 +87,6 @@ const char* warp_usage() {
 }
 
 std::string parse_warp_options(int argc, const char* const* argv, WarpOptions* options) {
-  bool sigma_chosen = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "-h" || arg == "--help") {
@@ -91,19 +97,20 @@ std::string parse_warp_options(int argc, const char* const* argv, WarpOptions* o
       options->images.push_back(arg);
       continue;
     }
-    if (!takes_value(arg))
+    const ValueOption* option = find_value_option(arg);
+    if (option == nullptr)
       return "unknown option '" + arg + "' (see --help)";
     if (i + 1 >= argc)
       return "missing value for " + arg;
     const std::string value = argv[++i];
-    if (!apply(arg, value, options, &sigma_chosen))
+    if (!option->apply(value, options))
       return "bad value '" + value + "' for " + arg;
   }
   if (options->show_help)
     return "";
   if (options->images.empty())
     return "no IMAGE given (see --help)";
-  if (!sigma_chosen)
+  if (!options->sigma_given)
     options->sift.sigma = default_sigma(options->sift.upscale);
   try {
     validate(options->sift);
