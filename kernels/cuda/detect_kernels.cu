@@ -11,11 +11,10 @@ constexpr int kThreadRows = 8;
 constexpr int kRowsPerThread = 4;
 constexpr int kTileHeight = kThreadRows * kRowsPerThread;
 
-// Blocks of one launch enumerate octave, then layer, then tile of the octave's interior.
+// Blocks of one launch enumerate octave, then tile of the octave's interior, then layer.
 struct DetectGrid {
   int first_block[kMaxOctaves + 1];
   int tiles_x[kMaxOctaves];
-  int tiles_per_layer[kMaxOctaves];
 };
 
 __device__ uint64_t location_key(const CandidateKeyLayout& key, int octave, int layer, int row,
@@ -44,14 +43,18 @@ struct TilePlace {
   int first_col, first_row;
 };
 
-__device__ TilePlace place_of_block(const OctaveTable& octaves, const DetectGrid& grid) {
+// A tile's layers go to neighbouring blocks, which run together and so share the tile's DoG
+// reads in the caches: with the layers of an octave in turn, each layer came from DRAM up to
+// three times.
+__device__ TilePlace place_of_block(const OctaveTable& octaves, const DetectGrid& grid,
+                                    int octave_layers) {
   TilePlace place{};
   while (place.octave + 1 < octaves.count &&
          static_cast<int>(blockIdx.x) >= grid.first_block[place.octave + 1])
     ++place.octave;
   const int local = blockIdx.x - grid.first_block[place.octave];
-  place.layer = 1 + local / grid.tiles_per_layer[place.octave];
-  const int tile = local % grid.tiles_per_layer[place.octave];
+  place.layer = 1 + local % octave_layers;
+  const int tile = local / octave_layers;
   place.first_col = kSiftImageBorder + (tile % grid.tiles_x[place.octave]) * kTileWidth;
   place.first_row = kSiftImageBorder + (tile / grid.tiles_x[place.octave]) * kTileHeight;
   return place;
@@ -63,7 +66,7 @@ __global__ void detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettin
                               float threshold, CandidateList out) {
   __shared__ TilePlace place;
   if (threadIdx.x == 0 && threadIdx.y == 0)
-    place = place_of_block(octaves, grid);
+    place = place_of_block(octaves, grid, refine.n_octave_layers);
   __syncthreads();
   const int octave = place.octave, layer = place.layer;
   const LayerStackView& dog = octaves.dog[octave];
@@ -102,8 +105,7 @@ void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, fl
     const int inner_h = octaves.dog[o].height - 2 * kSiftImageBorder;
     grid.tiles_x[o] = inner_w > 0 ? (inner_w + kTileWidth - 1) / kTileWidth : 0;
     const int tiles_y = inner_h > 0 ? (inner_h + kTileHeight - 1) / kTileHeight : 0;
-    grid.tiles_per_layer[o] = grid.tiles_x[o] * tiles_y;
-    blocks += grid.tiles_per_layer[o] * refine.n_octave_layers;
+    blocks += grid.tiles_x[o] * tiles_y * refine.n_octave_layers;
   }
   grid.first_block[octaves.count] = blocks;
   if (blocks == 0)

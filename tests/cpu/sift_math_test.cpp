@@ -7,6 +7,7 @@
 #include <numeric>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
+#include <random>
 #include <vector>
 
 #include "gpusift/keypoint.h"
@@ -238,6 +239,51 @@ TEST(ScaleSpaceExtremum, RejectsPositiveValueThatIsTheSmallest) {
   DogStack dog(20.f);
   dog.at(1, 2, 2) = 10.f;
   EXPECT_FALSE(dog.centre_is_extremum(5.f));
+}
+
+// OpenCV's test, value by value: no neighbour above a positive value, none below a negative one.
+bool opencv_extremum(const LayerStackView& dog, int layer, int row, int col, float threshold) {
+  const float value = dog.at(layer, row, col);
+  if (!(std::fabs(value) > threshold))
+    return false;
+  for (int dl = -1; dl <= 1; ++dl) {
+    for (int dr = -1; dr <= 1; ++dr) {
+      for (int dc = -1; dc <= 1; ++dc) {
+        const float neighbour = dog.at(layer + dl, row + dr, col + dc);
+        if (value > 0 ? neighbour > value : neighbour < value)
+          return false;
+      }
+    }
+  }
+  return true;
+}
+
+TEST(ScaleSpaceExtremum, DecidesAsOpenCvAtEveryPixelOfTiedStacks) {
+  // Few distinct values, so that ties and plateaus are everywhere; both signs and the threshold.
+  constexpr int kWidth = 40, kHeight = 30, kLayers = 5;
+  std::vector<float> values(kWidth * kHeight * kLayers);
+  std::mt19937 random(12);
+  std::uniform_int_distribution<int> level(-4, 4);
+  for (float& v : values)
+    v = 2.5f * level(random);
+  const LayerStackView dog{values.data(), kWidth, kHeight, kWidth,
+                           static_cast<size_t>(kWidth * kHeight)};
+  int maxima = 0, minima = 0;
+  for (const float threshold : {0.f, 1.f, 5.f}) {
+    for (int layer = 1; layer + 1 < kLayers; ++layer) {
+      for (int r = 1; r + 1 < kHeight; ++r) {
+        for (int c = 1; c + 1 < kWidth; ++c) {
+          const bool expected = opencv_extremum(dog, layer, r, c, threshold);
+          EXPECT_EQ(is_scale_space_extremum(dog, layer, r, c, threshold), expected)
+              << "threshold " << threshold << " layer " << layer << " at " << r << ", " << c;
+          maxima += expected && dog.at(layer, r, c) > 0;
+          minima += expected && dog.at(layer, r, c) < 0;
+        }
+      }
+    }
+  }
+  EXPECT_GT(maxima, 20);
+  EXPECT_GT(minima, 20);
 }
 
 // The OpenCV angle of a histogram peak at bin j with the given neighbours.

@@ -18,25 +18,29 @@ GPUSIFT_HD float extremum_prethreshold(float contrast_threshold, int n_octave_la
   return floorf(0.5f * contrast_threshold / n_octave_layers * 255.f);
 }
 
-// Whether no value of the 3x3x3 block around `centre` lies above `value` (kMaximum) or below it.
-// The rows are reached from the centre's address, so that each of the 27 loads is a base pointer
-// and a constant offset; the values are compared one by one, in a fixed order, until one decides.
-template <bool kMaximum>
-GPUSIFT_HD bool beats_neighbourhood(const float* centre, ptrdiff_t layer_stride, ptrdiff_t stride,
-                                    float value) {
-  for (int dl = -1; dl <= 1; ++dl) {
-    for (int dr = -1; dr <= 1; ++dr) {
-      const float* line = centre + dl * layer_stride + dr * stride;
-      for (int dc = -1; dc <= 1; ++dc) {
-        if (kMaximum ? line[dc] > value : line[dc] < value)
-          return false;
-      }
-    }
+// The largest and the smallest value of the 3x3 patch around `centre`, the centre included.
+struct PatchBounds {
+  float max, min;
+};
+
+GPUSIFT_HD PatchBounds patch_bounds(const float* centre, ptrdiff_t stride) {
+  float values[9];
+  for (int dr = -1; dr <= 1; ++dr) {
+    for (int dc = -1; dc <= 1; ++dc)
+      values[3 * (dr + 1) + dc + 1] = centre[dr * stride + dc];
   }
-  return true;
+  PatchBounds bounds{values[0], values[0]};
+  for (int i = 1; i < 9; ++i) {
+    bounds.max = max_of(bounds.max, values[i]);
+    bounds.min = min_of(bounds.min, values[i]);
+  }
+  return bounds;
 }
 
 // val is a maximum >= all 26 neighbours or a minimum <= all of them, with |val| > threshold.
+// A layer at a time, its own first, each layer's nine values loaded together: most points that
+// pass the threshold fail within their own layer, and a GPU thread then waits for memory twice
+// instead of once per value compared.
 GPUSIFT_HD bool is_scale_space_extremum(const LayerStackView& dog, int layer, int row, int col,
                                         float threshold) {
   const float* centre =
@@ -46,8 +50,14 @@ GPUSIFT_HD bool is_scale_space_extremum(const LayerStackView& dog, int layer, in
     return false;
   const auto layer_stride = static_cast<ptrdiff_t>(dog.layer_stride);
   const auto stride = static_cast<ptrdiff_t>(dog.stride);
-  return value > 0 ? beats_neighbourhood<true>(centre, layer_stride, stride, value)
-                   : beats_neighbourhood<false>(centre, layer_stride, stride, value);
+  const bool maximum = value > 0;
+  const float* patches[3] = {centre, centre - layer_stride, centre + layer_stride};
+  for (const float* patch : patches) {
+    const PatchBounds bounds = patch_bounds(patch, stride);
+    if (maximum ? bounds.max > value : bounds.min < value)
+      return false;
+  }
+  return true;
 }
 
 struct ScaleSpaceGradient {
