@@ -18,23 +18,35 @@ GPUSIFT_HD float extremum_prethreshold(float contrast_threshold, int n_octave_la
   return floorf(0.5f * contrast_threshold / n_octave_layers * 255.f);
 }
 
-// The largest and the smallest value of the 3x3 patch around `centre`, the centre included.
+// The largest and the smallest value of a 3x3 patch, or of a row of three.
 struct PatchBounds {
   float max, min;
 };
 
+GPUSIFT_HD PatchBounds bounds_of_three(float a, float b, float c) {
+  return {max_of(max_of(a, b), c), min_of(min_of(a, b), c)};
+}
+
+GPUSIFT_HD PatchBounds merge_bounds(PatchBounds a, PatchBounds b, PatchBounds c) {
+  return {max_of(max_of(a.max, b.max), c.max), min_of(min_of(a.min, b.min), c.min)};
+}
+
+// The patch around `centre`, the centre included; its nine loads are independent.
 GPUSIFT_HD PatchBounds patch_bounds(const float* centre, ptrdiff_t stride) {
-  float values[9];
-  for (int dr = -1; dr <= 1; ++dr) {
-    for (int dc = -1; dc <= 1; ++dc)
-      values[3 * (dr + 1) + dc + 1] = centre[dr * stride + dc];
-  }
-  PatchBounds bounds{values[0], values[0]};
-  for (int i = 1; i < 9; ++i) {
-    bounds.max = max_of(bounds.max, values[i]);
-    bounds.min = min_of(bounds.min, values[i]);
-  }
-  return bounds;
+  const float* above = centre - stride;
+  const float* below = centre + stride;
+  return merge_bounds(bounds_of_three(above[-1], above[0], above[1]),
+                      bounds_of_three(centre[-1], centre[0], centre[1]),
+                      bounds_of_three(below[-1], below[0], below[1]));
+}
+
+GPUSIFT_HD bool passes_prethreshold(float value, float threshold) {
+  return fabsf(value) > threshold;
+}
+
+// No value of the patch lies above a positive `value`, or below a negative one.
+GPUSIFT_HD bool beats_patch(float value, PatchBounds patch) {
+  return value > 0 ? !(patch.max > value) : !(patch.min < value);
 }
 
 // val is a maximum >= all 26 neighbours or a minimum <= all of them, with |val| > threshold.
@@ -46,18 +58,13 @@ GPUSIFT_HD bool is_scale_space_extremum(const LayerStackView& dog, int layer, in
   const float* centre =
       &dog.data[layer * dog.layer_stride + static_cast<ptrdiff_t>(row) * dog.stride + col];
   const float value = *centre;
-  if (!(fabsf(value) > threshold))
+  if (!passes_prethreshold(value, threshold))
     return false;
   const auto layer_stride = static_cast<ptrdiff_t>(dog.layer_stride);
   const auto stride = static_cast<ptrdiff_t>(dog.stride);
-  const bool maximum = value > 0;
-  const float* patches[3] = {centre, centre - layer_stride, centre + layer_stride};
-  for (const float* patch : patches) {
-    const PatchBounds bounds = patch_bounds(patch, stride);
-    if (maximum ? bounds.max > value : bounds.min < value)
-      return false;
-  }
-  return true;
+  return beats_patch(value, patch_bounds(centre, stride)) &&
+         beats_patch(value, patch_bounds(centre - layer_stride, stride)) &&
+         beats_patch(value, patch_bounds(centre + layer_stride, stride));
 }
 
 struct ScaleSpaceGradient {
