@@ -3,13 +3,11 @@
 // bad magic, other versions, corrupt and truncated records).
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/resource.h>
 
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iterator>
@@ -22,6 +20,7 @@
 #include "gpusift/features_file.h"
 #include "gpusift/features_file_reader.h"
 #include "gpusift/features_file_writer.h"
+#include "scratch_dir_fixture.h"
 #include "test_images.h"
 
 namespace gpusift::testing {
@@ -105,18 +104,7 @@ FeaturesFileErrorCode code_of(const std::function<void()>& action, const std::st
   return FeaturesFileErrorCode::kInvalidArgument;
 }
 
-class FeaturesFileTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gpusift-features-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-  std::string dir_;
-};
+class FeaturesFileTest : public ScratchDirFixture {};
 
 TEST_F(FeaturesFileTest, RecordsOfEveryDescriptorTypeComeBackBitForBit) {
   std::mt19937 random(7);

@@ -7,7 +7,6 @@
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <sys/resource.h>
 
 #include <cstring>
@@ -20,6 +19,7 @@
 #include "gpusift/features_file.h"
 #include "gpusift/features_file_reader.h"
 #include "gst_test_support.h"
+#include "scratch_dir_fixture.h"
 #include "test_images.h"
 
 namespace gpusift::testing {
@@ -118,18 +118,7 @@ void expect_frame_equals_meta(const FeaturesFrame& frame, GstBuffer* buffer) {
               std::memcmp(frame.descriptors.data(), meta->descriptors, descriptor_bytes) == 0);
 }
 
-class KeypointFileSinkTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    std::string pattern = ::testing::TempDir() + "gpusift-filesink-XXXXXX";
-    ASSERT_NE(mkdtemp(pattern.data()), nullptr);
-    dir_ = pattern;
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
-  std::string dir_;
-};
+class KeypointFileSinkTest : public ScratchDirFixture {};
 
 struct RoundTripCase {
   const char* name;
