@@ -26,6 +26,7 @@ namespace gpusift {
 using cuda::check;
 using cuda::DeviceBuffer;
 using cuda::DeviceImage;
+using cuda::kNoImage;
 using cuda::PinnedBuffer;
 
 namespace {
@@ -153,7 +154,9 @@ struct CudaSiftExtractor::State {
   void layout_for(int frame_width, int frame_height);
   void release_layout();
   void destroy_graphs();
-  void convert_input(ResultSlot& slot);
+  void enqueue_input(ResultSlot& slot);
+  cuda::TwoLevelTargets first_levels_targets();
+  void enqueue_first_levels(const DeviceImage& start);
   void enqueue_scale_space();
   void enqueue_features(ResultSlot& slot);
   void run_features(ResultSlot& slot);
@@ -251,7 +254,8 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   release_layout();
   const int scale = params.upscale ? 2 : 1;
   const int base_w = frame_width * scale, base_h = frame_height * scale;
-  const int octaves = std::min(octave_count(base_w, base_h, params.upscale), cuda::kMaxOctaves);
+  const int octaves =
+      std::min(octaves_with_interior(base_w, base_h, params.upscale), cuda::kMaxOctaves);
 
   std::vector<int> widths(octaves), heights(octaves);
   size_t total = 0;
@@ -289,44 +293,76 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   height = frame_height;
 }
 
-void CudaSiftExtractor::State::convert_input(ResultSlot& slot) {
+// Octave 0's first two levels come from the frame outside the slot's graph, which is captured
+// once while frames arrive at other addresses: a GRAY8 frame in device memory is blurred straight
+// from its bytes, others go through the float frame. With upscaling the graph starts there.
+void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
   const cuda::StagedFrame staged = slot.staging.stage(slot.frame, device, uploads.unordered());
   if (staged.uploaded)
     uploads.join(stream);
+  const bool in_device_memory = slot.frame.memory == MemoryKind::kDevice || staged.uploaded;
+  if (!params.upscale && table.count > 0 && slot.frame.format == PixelFormat::kGray8 &&
+      in_device_memory && cuda::blurs_two_levels_at_once(taps[0], taps[1])) {
+    cuda::blur_two_levels_from_gray8(static_cast<const uint8_t*>(staged.data), staged.pitch_bytes,
+                                     taps[0], taps[1], first_levels_targets(), stream);
+    return;
+  }
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
   cuda::convert_to_float(staged.data, staged.pitch_bytes, slot.frame.format, input, stream);
+  if (!params.upscale && table.count > 0)
+    enqueue_first_levels(input);
 }
 
-// Everything from the float frame to the candidate list.
+cuda::TwoLevelTargets CudaSiftExtractor::State::first_levels_targets() {
+  return cuda::TwoLevelTargets{gaussian(0, 1), dog(0, 0), kNoImage};
+}
+
+void CudaSiftExtractor::State::enqueue_first_levels(const DeviceImage& start) {
+  if (cuda::blurs_two_levels_at_once(taps[0], taps[1])) {
+    cuda::blur_two_levels(start, taps[0], taps[1], first_levels_targets(), stream);
+    return;
+  }
+  const DeviceImage& level0 = gaussian(0, 0);
+  const DeviceImage work{scratch.get(), level0.width, level0.height, level0.stride};
+  cuda::gaussian_blur(start, work, level0, taps[0], nullptr, stream);
+  cuda::gaussian_blur(level0, work, gaussian(0, 1), taps[1], &dog(0, 0), stream);
+}
+
+// Everything from octave 0's first two levels to the candidate list.
 void CudaSiftExtractor::State::enqueue_scale_space() {
-  const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
-  DeviceImage start = input;
-  if (params.upscale) {
-    start = DeviceImage{base.get(), width * 2, height * 2, aligned_stride(width * 2)};
+  if (params.upscale && table.count > 0) {
+    const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
+    const DeviceImage start{base.get(), width * 2, height * 2, aligned_stride(width * 2)};
     cuda::upscale_2x(input, start, stream);
+    enqueue_first_levels(start);
   }
   // The levels of an octave above n_octave_layers lead only to its DoGs, not to the next octave:
   // they run on a side stream while this one starts the next octave from level n_octave_layers,
-  // so that the many short kernels of the small octaves overlap. Same kernels, same results; the
-  // side stream has its own scratch where the blur needs one (radii past kOnePassRadiusMax).
+  // so that the many short kernels of the small octaves overlap. Same results; the side stream
+  // has its own scratch where the blur needs one (radii past kOnePassRadiusMax). Where a kernel
+  // makes both at once, those two levels never leave shared memory: only their DoGs are written.
+  const int tail_level = params.n_octave_layers + 1;
+  const bool tails_at_once = cuda::blurs_two_levels_at_once(taps[tail_level], taps[tail_level + 1]);
   bool forked = false;
   for (int o = 0; o < table.count; ++o) {
     const DeviceImage& level0 = gaussian(o, 0);
     const DeviceImage work{scratch.get(), level0.width, level0.height, level0.stride};
     const DeviceImage side_work{side_scratch.get(), level0.width, level0.height, level0.stride};
-    if (o == 0) {
-      cuda::gaussian_blur(start, work, gaussian(0, 0), taps[0], nullptr, stream);
-      cuda::gaussian_blur(level0, work, gaussian(0, 1), taps[1], &dog(0, 0), stream);
-    } else {
+    if (o > 0) {
       cuda::decimate_and_blur(gaussian(o - 1, params.n_octave_layers), level0, work, gaussian(o, 1),
                               taps[1], dog(o, 0), stream);
     }
     cudaStream_t on = stream;
     for (int l = 2; l < levels(); ++l) {
-      const bool tail = l > params.n_octave_layers && o + 1 < table.count;
+      const bool tail = l >= tail_level && o + 1 < table.count;
       if (tail && on == stream) {
         on = tails.fork(stream);
         forked = true;
+      }
+      if (l == tail_level && tails_at_once) {
+        const cuda::TwoLevelTargets targets{kNoImage, dog(o, l), dog(o, l - 1)};
+        cuda::blur_two_levels(gaussian(o, l - 1), taps[l], taps[l + 1], targets, on);
+        break;
       }
       cuda::gaussian_blur(gaussian(o, l - 1), tail ? side_work : work, gaussian(o, l), taps[l],
                           &dog(o, l - 1), on);
@@ -422,7 +458,7 @@ void CudaSiftExtractor::State::enqueue_frame(ResultSlot& slot) {
   layout_for(slot.frame.width, slot.frame.height);
   reserve_results(slot, 1);
   fault_hook.on_frame(stream);
-  convert_input(slot);
+  enqueue_input(slot);
   run_features(slot);
   slot.done.record(stream);
 }

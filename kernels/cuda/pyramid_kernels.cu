@@ -4,6 +4,7 @@
 
 #include "cuda_check.h"
 #include "gpusift/color.h"
+#include "level_tile.h"
 #include "overlapped_launch.h"
 #include "pyramid_kernels.h"
 
@@ -16,10 +17,6 @@ constexpr int kRowsPerBlock = 4;
 constexpr int kColumnTileWidth = 32;
 constexpr int kColumnTileHeight = 32;
 constexpr int kColumnThreadsY = 8;
-
-__device__ float* row_of(const DeviceImage& image, int y) {
-  return image.data + static_cast<ptrdiff_t>(y) * image.stride;
-}
 
 __global__ void convert_kernel(const uint8_t* frame, size_t pitch, PixelFormat format, int bpp,
                                DeviceImage dst) {
@@ -132,113 +129,7 @@ __global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTa
 // halo once, blurs the rows in place in shared memory and then the columns from registers, so
 // that the row pass's output never goes through global memory and a level costs one kernel
 // instead of two; on the small octaves, where each kernel is mostly its latency, that is most of
-// the scale space's time. Same sums, in the same order, as the kernels above, with the roundings
-// spelled out: unrolled, the compiler could fuse the centre's product instead of the
-// loop-carried sum's, as the loops above do.
-constexpr int kLevelThreads = 256;
-constexpr int kLevelWarps = kLevelThreads / 32;
-constexpr int kRowOutputsPerLane = 4;
-constexpr int kLevelTileWidth = 32 * kRowOutputsPerLane;
-// Two threads per column, each making N outputs: the tile is 2N rows high.
-constexpr int kThreadsPerColumn = kLevelThreads / kLevelTileWidth;
-
-// A level's input: its own pixels, or with step 2 every other pixel of the previous octave's
-// level, which is how OpenCV starts an octave.
-struct LevelSource {
-  const float* data;
-  int stride;  // in floats, of `data`
-  int step;
-  __device__ const float* row(int y) const {
-    return data + static_cast<ptrdiff_t>(y * step) * stride;
-  }
-};
-
-template <int R, int N>
-struct LevelTile {
-  static constexpr int kHeight = kThreadsPerColumn * N;
-  static constexpr int kWindowVectors = (kRowOutputsPerLane + 2 * R + 3) / 4;
-  // Wide enough for the last lane's window, and a whole number of float4.
-  static constexpr int kLine = (32 - 1) * kRowOutputsPerLane + 4 * kWindowVectors;
-  static constexpr int kLines = kHeight + 2 * R;
-};
-
-// A tile's lines, as a kernel parameter (clang cannot parse the array type spelled out there).
-template <int R, int N>
-using TileLines = float (*)[LevelTile<R, N>::kLine];
-
-template <int R, int N>
-__device__ void load_level_tile(TileLines<R, N> tile, const LevelSource& src, int width, int height,
-                                int x0, int y0) {
-  using Tile = LevelTile<R, N>;
-  constexpr int kLinesPerWarp = (Tile::kLines + kLevelWarps - 1) / kLevelWarps;
-  constexpr int kPerLane = (Tile::kLine + 31) / 32;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  // A lane loads the same columns of every line: reflected once, and only in edge tiles.
-  const bool inside = x0 - R >= 0 && x0 - R + Tile::kLine <= width;
-  int columns[kPerLane];
-#pragma unroll
-  for (int c = 0; c < kPerLane; ++c) {
-    const int x = x0 - R + lane + 32 * c;
-    columns[c] = (inside ? x : reflect101(x, width)) * src.step;
-  }
-  // All loads first, then all stores: the loads are independent, and the small octaves' few
-  // blocks have nothing else to hide their latency behind.
-  float loaded[kLinesPerWarp][kPerLane];
-#pragma unroll
-  for (int l = 0; l < kLinesPerWarp; ++l) {
-    const int i = warp + l * kLevelWarps;
-    if (i >= Tile::kLines)
-      break;
-    const float* row = src.row(reflect101(y0 + i - R, height));
-#pragma unroll
-    for (int c = 0; c < kPerLane; ++c) {
-      if (lane + 32 * c < Tile::kLine)
-        loaded[l][c] = row[columns[c]];
-    }
-  }
-#pragma unroll
-  for (int l = 0; l < kLinesPerWarp; ++l) {
-    const int i = warp + l * kLevelWarps;
-    if (i >= Tile::kLines)
-      break;
-#pragma unroll
-    for (int c = 0; c < kPerLane; ++c) {
-      if (lane + 32 * c < Tile::kLine)
-        tile[i][lane + 32 * c] = loaded[l][c];
-    }
-  }
-}
-
-// Each warp blurs whole lines; a lane's four outputs replace the start of its own window.
-template <int R, int N>
-__device__ void blur_tile_rows(TileLines<R, N> tile, const GaussianTaps& taps) {
-  using Tile = LevelTile<R, N>;
-  const int lane = threadIdx.x % 32;
-  const int first = lane * kRowOutputsPerLane;
-  for (int i = threadIdx.x / 32; i < Tile::kLines; i += kLevelWarps) {
-    float w[4 * Tile::kWindowVectors];
-#pragma unroll
-    for (int v = 0; v < Tile::kWindowVectors; ++v) {
-      const float4 q = reinterpret_cast<const float4*>(tile[i] + first)[v];
-      w[4 * v] = q.x;
-      w[4 * v + 1] = q.y;
-      w[4 * v + 2] = q.z;
-      w[4 * v + 3] = q.w;
-    }
-    float out[kRowOutputsPerLane];
-#pragma unroll
-    for (int o = 0; o < kRowOutputsPerLane; ++o) {
-      float acc = __fmul_rn(taps.taps[0], w[o + R]);
-#pragma unroll
-      for (int k = 1; k <= R; ++k)
-        acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
-      out[o] = acc;
-    }
-    __syncwarp();  // every lane has read its window before any overwrites it
-    reinterpret_cast<float4*>(tile[i] + first)[0] = make_float4(out[0], out[1], out[2], out[3]);
-  }
-}
-
+// the scale space's time. Same sums, in the same order, as the kernels above (level_tile.h).
 // dst = blur(source); with `dog`, also dog = dst - source; with `level0`, also level0 = source.
 // Three blocks per multiprocessor: at the registers it would take unbounded, only two fit.
 template <int R, int N>
@@ -250,8 +141,8 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
   using Tile = LevelTile<R, N>;
   __shared__ __align__(16) float tile[Tile::kLines][Tile::kLine];
   const int width = dst.width, height = dst.height;
-  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * Tile::kHeight;
-  load_level_tile<R, N>(tile, src, width, height, x0, y0);
+  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * kThreadsPerColumn * N;
+  load_tile<Tile>(tile, src, width, height, x0, y0);
   __syncthreads();
 
   const int column = threadIdx.x % kLevelTileWidth;
@@ -263,25 +154,20 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
       source[o] = tile[first + o + R][column + R];
     __syncthreads();  // the row pass overwrites these
   }
-  blur_tile_rows<R, N>(tile, taps);
+  blur_tile_rows<R, kLevelTileWidth, Tile>(tile, taps);
   __syncthreads();
 
   const int x = x0 + column;
   if (x >= width)
     return;
   float w[N + 2 * R];
-#pragma unroll
-  for (int j = 0; j < N + 2 * R; ++j)
-    w[j] = tile[first + j][column];
+  load_column_window<R, N, Tile>(tile, first, column, w);
 #pragma unroll
   for (int o = 0; o < N; ++o) {
     const int y = y0 + first + o;
     if (y >= height)
       return;
-    float acc = __fmul_rn(taps.taps[0], w[o + R]);
-#pragma unroll
-    for (int k = 1; k <= R; ++k)
-      acc = __fmaf_rn(taps.taps[k], __fadd_rn(w[o + R - k], w[o + R + k]), acc);
+    const float acc = blurred<R>(w + o, taps);
     row_of(dst, y)[x] = acc;
     if (dog.data)
       row_of(dog, y)[x] = acc - source[o];
@@ -294,14 +180,14 @@ template <int R, int N>
 void launch_blur_level(dim3 grid, const LevelSource& src, const DeviceImage& dst,
                        const GaussianTaps& taps, const DeviceImage& dog, const DeviceImage& level0,
                        cudaStream_t stream) {
-  grid.y = (dst.height + LevelTile<R, N>::kHeight - 1) / LevelTile<R, N>::kHeight;
+  constexpr int kHeight = kThreadsPerColumn * N;
+  grid.y = (dst.height + kHeight - 1) / kHeight;
   launch_overlapped(blur_level_kernel<R, N>, grid, dim3(kLevelThreads), 0, stream,
                     "blur_level_kernel", src, dst, taps, dog, level0);
 }
 
 // The tile heights one_pass_tile_height() chooses from, each the kernel's 2N rows.
-static_assert(LevelTile<1, 16>::kHeight == 32 && LevelTile<1, 8>::kHeight == 16 &&
-              LevelTile<1, 4>::kHeight == 8);
+static_assert(kThreadsPerColumn == 2);
 
 template <int R>
 void blur_level(const LevelSource& src, const DeviceImage& dst, const GaussianTaps& taps,
@@ -332,8 +218,6 @@ LevelBlur level_blur_for(int radius, std::integer_sequence<int, Radii...>) {
 LevelBlur level_blur_for(int radius) {
   return level_blur_for(radius, std::make_integer_sequence<int, kOnePassRadiusMax>{});
 }
-
-constexpr DeviceImage kNoImage{nullptr, 0, 0, 0};
 
 dim3 pixel_grid(int width, int height, dim3 block) {
   return dim3((width + block.x - 1) / block.x, (height + block.y - 1) / block.y);

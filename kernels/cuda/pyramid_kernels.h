@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "gpusift/cuda_sift.h"
 #include "gpusift/sift_scale_space.h"
@@ -16,6 +17,8 @@ struct DeviceImage {
   int height;
   int stride;  // in floats
 };
+// An image not to write.
+inline constexpr DeviceImage kNoImage{nullptr, 0, 0, 0};
 
 // Half of a symmetric kernel, passed by value so that instances never share constant memory.
 struct GaussianTaps {
@@ -44,6 +47,22 @@ bool blur_needs_scratch(const GaussianTaps& taps);
 void decimate_and_blur(const DeviceImage& parent, const DeviceImage& level0,
                        const DeviceImage& scratch, const DeviceImage& dst, const GaussianTaps& taps,
                        const DeviceImage& dog, cudaStream_t stream);
+// Two levels in a row in one pass: a = blur(src, first) and b = blur(a, second), bit for bit
+// what gaussian_blur gives twice, with a kept in shared memory. Writes b to `level` and a - src
+// to `first_dog` where their data are set, and b - a to `dog` (all of src's size). Only for the
+// radius pairs blurs_two_levels_at_once() accepts: others throw kInvalidArgument.
+struct TwoLevelTargets {
+  DeviceImage level;
+  DeviceImage dog;
+  DeviceImage first_dog;
+};
+bool blurs_two_levels_at_once(const GaussianTaps& first, const GaussianTaps& second);
+void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const GaussianTaps& second,
+                     const TwoLevelTargets& out, cudaStream_t stream);
+// The same from a GRAY8 frame in device memory, whose bytes are the float image's values.
+void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
+                                const GaussianTaps& second, const TwoLevelTargets& out,
+                                cudaStream_t stream);
 // gaussian_blur by the two-pass kernels for any radius, which gaussian_blur takes only past the
 // radii it has one-pass kernels for; for tests that the two agree bit for bit.
 void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,

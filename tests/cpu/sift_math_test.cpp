@@ -134,6 +134,31 @@ TEST(OctaveCount, MatchesOpenCvFormula) {
   EXPECT_EQ(octave_count(512, 512, false), 7);
 }
 
+bool has_interior(int width, int height) {
+  return width > 2 * kSiftImageBorder && height > 2 * kSiftImageBorder;
+}
+
+TEST(OctaveCount, BuildsOnlyOctavesWithAnInterior) {
+  const int sizes[][2] = {{1, 1},     {7, 5},       {11, 11},     {12, 11},     {451, 300},
+                          {640, 480}, {1920, 1080}, {2560, 1920}, {4096, 4096}, {16384, 22}};
+  for (const auto& s : sizes) {
+    for (bool upscale : {true, false}) {
+      const int scale = upscale ? 2 : 1;
+      const int w = s[0] * scale, h = s[1] * scale;
+      const int all = octave_count(w, h, upscale);
+      const int built = octaves_with_interior(w, h, upscale);
+      SCOPED_TRACE(std::to_string(s[0]) + "x" + std::to_string(s[1]) + (upscale ? " up" : ""));
+      ASSERT_LE(built, all);
+      for (int o = 0; o < built; ++o)
+        EXPECT_TRUE(has_interior(w >> o, h >> o)) << "octave " << o;
+      for (int o = built; o < all; ++o)
+        EXPECT_FALSE(has_interior(w >> o, h >> o)) << "octave " << o;
+    }
+  }
+  EXPECT_EQ(octaves_with_interior(1920, 1080, false), 7);  // 8 by OpenCV's count; 15x8 is empty
+  EXPECT_EQ(octaves_with_interior(2, 2, true), 0);
+}
+
 TEST(Reflect101, MatchesBorderInterpolate) {
   for (int n : {1, 2, 3, 4, 7, 16, 33}) {
     for (int i = -3 * n - 2; i <= 4 * n + 2; ++i)

@@ -7,10 +7,12 @@
 #include <cstring>
 #include <random>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "gpu_fixture.h"
+#include "gpusift/error.h"
 #include "pyramid_kernels.h"
 
 namespace gpusift::testing {
@@ -121,6 +123,85 @@ TEST_F(CudaBlur, DecimateAndBlurEqualsDecimatingThenBlurring) {
       EXPECT_TRUE(same_bits(dog.download(), expected_dog.download()))
           << w << "x" << h << " sigma " << sigma;
     }
+  }
+}
+
+// The sigmas whose radius pairs the extractor makes at once: the video mode's first levels (3, 3)
+// and tails (5, 6), OpenCV's sigma's first levels without (6, 5) and with upscaling (5, 5), and
+// the ends of the range the two-level kernels cover.
+const std::pair<float, float> kTwoLevelSigmas[] = {
+    {0.6245f, 0.6131f}, {1.2263f, 1.5450f}, {1.5199f, 1.2263f}, {1.2490f, 1.2263f},
+    {0.2f, 0.2f},       {1.8f, 1.8f},       {0.2f, 0.4f}};
+
+struct TwoLevelPlanes {
+  TwoLevelPlanes(int w, int h) : level(w, h), dog(w, h), first_dog(w, h) {}
+  cuda::TwoLevelTargets targets() const { return {level.image, dog.image, first_dog.image}; }
+  DevicePlane level, dog, first_dog;
+};
+
+void expect_same_planes(const TwoLevelPlanes& actual, const TwoLevelPlanes& expected,
+                        const std::string& what) {
+  EXPECT_TRUE(same_bits(actual.level.download(), expected.level.download())) << what << " level";
+  EXPECT_TRUE(same_bits(actual.dog.download(), expected.dog.download())) << what << " dog";
+  EXPECT_TRUE(same_bits(actual.first_dog.download(), expected.first_dog.download()))
+      << what << " first dog";
+}
+
+TEST_F(CudaBlur, TwoLevelsAtOnceEqualTwoBlursFromFloatsAndFromGray8) {
+  std::mt19937 random(13);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const std::pair<int, int> sizes[] = {{1, 1},  {2, 3},    {3, 2},    {7, 5},
+                                       {5, 17}, {131, 97}, {333, 70}, {1900, 37}};
+  for (const auto& [w, h] : sizes) {
+    const size_t pitch = w + 3;  // rows that start on no particular boundary
+    std::vector<uint8_t> bytes(pitch * h);
+    for (uint8_t& value : bytes)
+      value = static_cast<uint8_t>(byte(random));
+    DevicePlane source(w, h), scratch(w, h), first(w, h);
+    std::vector<float> floats(static_cast<size_t>(source.image.stride) * h);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x)
+        floats[static_cast<size_t>(y) * source.image.stride + x] = bytes[y * pitch + x];
+    }
+    source.upload(floats);
+    uint8_t* frame = nullptr;
+    ASSERT_EQ(cudaMalloc(&frame, bytes.size()), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(frame, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+    for (const auto& [first_sigma, second_sigma] : kTwoLevelSigmas) {
+      const cuda::GaussianTaps a = cuda::make_gaussian_taps(first_sigma);
+      const cuda::GaussianTaps b = cuda::make_gaussian_taps(second_sigma);
+      ASSERT_TRUE(cuda::blurs_two_levels_at_once(a, b)) << a.radius << " " << b.radius;
+      TwoLevelPlanes expected(w, h), from_floats(w, h), from_bytes(w, h);
+      cuda::gaussian_blur(source.image, scratch.image, first.image, a, &expected.first_dog.image,
+                          stream_.get());
+      cuda::gaussian_blur(first.image, scratch.image, expected.level.image, b, &expected.dog.image,
+                          stream_.get());
+      cuda::blur_two_levels(source.image, a, b, from_floats.targets(), stream_.get());
+      cuda::blur_two_levels_from_gray8(frame, pitch, a, b, from_bytes.targets(), stream_.get());
+      ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+      const std::string what = std::to_string(w) + "x" + std::to_string(h) + " radii " +
+                               std::to_string(a.radius) + ", " + std::to_string(b.radius);
+      expect_same_planes(from_floats, expected, what + " from floats");
+      expect_same_planes(from_bytes, expected, what + " from gray8");
+    }
+    cudaFree(frame);
+  }
+}
+
+TEST_F(CudaBlur, TwoLevelsAtOnceOnlyForTheirRadiusPairs) {
+  const cuda::GaussianTaps small = cuda::make_gaussian_taps(0.4f);  // radius 2
+  const cuda::GaussianTaps wide = cuda::make_gaussian_taps(1.3f);   // radius 5
+  const cuda::GaussianTaps past = cuda::make_gaussian_taps(2.45f);  // radius 10
+  EXPECT_FALSE(cuda::blurs_two_levels_at_once(small, wide));
+  EXPECT_FALSE(cuda::blurs_two_levels_at_once(past, past));
+  DevicePlane plane(16, 16), level(16, 16), dog(16, 16);
+  const cuda::TwoLevelTargets targets{level.image, dog.image, cuda::kNoImage};
+  try {
+    cuda::blur_two_levels(plane.image, past, past, targets, stream_.get());
+    ADD_FAILURE() << "no error for radii 10 and 10";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    EXPECT_NE(std::string(e.what()).find("radii 10 and 10"), std::string::npos) << e.what();
   }
 }
 

@@ -61,6 +61,16 @@ GPUSIFT_HD int octave_count(int base_width, int base_height, bool upscale) {
   return max_of(count, 0);
 }
 
+// The first octaves of octave_count() that hold a position at least kSiftImageBorder from every
+// edge: the octaves after them cannot give a keypoint, so neither backend builds them.
+GPUSIFT_HD int octaves_with_interior(int base_width, int base_height, bool upscale) {
+  int count = octave_count(base_width, base_height, upscale);
+  while (count > 0 &&
+         (min_of(base_width >> (count - 1), base_height >> (count - 1)) <= 2 * kSiftImageBorder))
+    --count;
+  return count;
+}
+
 // Index that mirrors i into [0, n) without repeating the edge: OpenCV's BORDER_REFLECT_101.
 GPUSIFT_HD int reflect101(int i, int n) {
   if (n == 1)
