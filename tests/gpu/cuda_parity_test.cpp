@@ -1,5 +1,6 @@
 // The CUDA backend against the CPU oracle and against cv::SIFT on real images.
 #include <opencv2/features2d.hpp>
+#include <string>
 
 #include "feature_agreement.h"
 #include "gpu_fixture.h"
@@ -65,6 +66,14 @@ std::vector<ParityCase> parity_cases() {
     cases.push_back({name, "upscaled", SiftParams{}});
     cases.push_back({name, "native", native});
     cases.push_back({name, "video", video_sift_params()});
+  }
+  // Other layer counts pair the levels that one kernel makes at once differently.
+  for (const int layers : {1, 2, 5}) {
+    SiftParams video = video_sift_params(), opencv_sigma = native;
+    video.n_octave_layers = opencv_sigma.n_octave_layers = layers;
+    const std::string suffix = std::to_string(layers) + "layers";
+    cases.push_back({"coins.png", "video" + suffix, video});
+    cases.push_back({"astronaut.png", "native" + suffix, opencv_sigma});
   }
   return cases;
 }
