@@ -108,41 +108,61 @@ __device__ __forceinline__ float blurred(const float* window, const GaussianTaps
   return acc;
 }
 
+// Four outputs of a line from the window that starts at `first`, into registers.
+template <int R, class Shape>
+__device__ void blur_row_chunk(TileLines<Shape> tile, int line, int first, const GaussianTaps& taps,
+                               float (&out)[kRowOutputsPerLane]) {
+  constexpr int kVectors = window_vectors(R);
+  float w[4 * kVectors];
+#pragma unroll
+  for (int v = 0; v < kVectors; ++v) {
+    const float4 q = reinterpret_cast<const float4*>(tile[line] + first)[v];
+    w[4 * v] = q.x;
+    w[4 * v + 1] = q.y;
+    w[4 * v + 2] = q.z;
+    w[4 * v + 3] = q.w;
+  }
+#pragma unroll
+  for (int o = 0; o < kRowOutputsPerLane; ++o)
+    out[o] = blurred<R>(w + o, taps);
+}
+
+template <class Shape>
+__device__ void store_row_chunk(TileLines<Shape> tile, int line, int first,
+                                const float (&out)[kRowOutputsPerLane]) {
+  reinterpret_cast<float4*>(tile[line] + first)[0] = make_float4(out[0], out[1], out[2], out[3]);
+}
+
 // Each warp blurs whole lines with radius R into their first Outputs columns, in place; a lane's
-// four outputs replace the start of its own window, 128 outputs a round.
+// four outputs replace the start of its own window. Past the first 128 outputs of a line (the
+// two-level kernel's wider first level) the few chunks left of all the warp's lines go in one
+// round, instead of a round a line with most lanes idle.
 template <int R, int Outputs, class Shape>
 __device__ void blur_tile_rows(TileLines<Shape> tile, const GaussianTaps& taps) {
-  static_assert(Outputs % kRowOutputsPerLane == 0);
-  constexpr int kChunks = Outputs / kRowOutputsPerLane;
-  constexpr int kRounds = (kChunks + 31) / 32;
-  constexpr int kWindow = 4 * window_vectors(R);
-  static_assert((kChunks - 1) * kRowOutputsPerLane + kWindow <= Shape::kLine);
-  const int lane = threadIdx.x % 32;
-  for (int i = threadIdx.x / 32; i < Shape::kLines; i += kLevelWarps) {
-#pragma unroll
-    for (int round = 0; round < kRounds; ++round) {
-      const int chunk = lane + 32 * round;
-      const bool active = chunk < kChunks;
-      const int first = chunk * kRowOutputsPerLane;
-      float out[kRowOutputsPerLane];
-      if (active) {
-        float w[kWindow];
-#pragma unroll
-        for (int v = 0; v < kWindow / 4; ++v) {
-          const float4 q = reinterpret_cast<const float4*>(tile[i] + first)[v];
-          w[4 * v] = q.x;
-          w[4 * v + 1] = q.y;
-          w[4 * v + 2] = q.z;
-          w[4 * v + 3] = q.w;
-        }
-#pragma unroll
-        for (int o = 0; o < kRowOutputsPerLane; ++o)
-          out[o] = blurred<R>(w + o, taps);
-      }
-      __syncwarp();  // every lane has read its window before any overwrites it
-      if (active)
-        reinterpret_cast<float4*>(tile[i] + first)[0] = make_float4(out[0], out[1], out[2], out[3]);
-    }
+  static_assert(Outputs % kRowOutputsPerLane == 0 && Outputs >= kLevelTileWidth);
+  constexpr int kLeftChunks = (Outputs - kLevelTileWidth) / kRowOutputsPerLane;
+  constexpr int kMaxLinesPerWarp = (Shape::kLines + kLevelWarps - 1) / kLevelWarps;
+  static_assert(kLeftChunks * kMaxLinesPerWarp <= 32);
+  static_assert(Outputs - kRowOutputsPerLane + 4 * window_vectors(R) <= Shape::kLine);
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  for (int i = warp; i < Shape::kLines; i += kLevelWarps) {
+    float out[kRowOutputsPerLane];
+    blur_row_chunk<R, Shape>(tile, i, lane * kRowOutputsPerLane, taps, out);
+    __syncwarp();  // every lane has read its window before any overwrites it
+    store_row_chunk<Shape>(tile, i, lane * kRowOutputsPerLane, out);
+  }
+  if constexpr (kLeftChunks > 0) {
+    // These windows start past every output written above, and their outputs lie past every
+    // window read above.
+    const int line = warp + kLevelWarps * (lane / kLeftChunks);
+    const int first = kLevelTileWidth + lane % kLeftChunks * kRowOutputsPerLane;
+    const bool active = lane < kLeftChunks * kMaxLinesPerWarp && line < Shape::kLines;
+    float out[kRowOutputsPerLane];
+    if (active)
+      blur_row_chunk<R, Shape>(tile, line, first, taps, out);
+    __syncwarp();
+    if (active)
+      store_row_chunk<Shape>(tile, line, first, out);
   }
 }
 

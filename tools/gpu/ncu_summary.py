@@ -1,6 +1,7 @@
 """Per-kernel GPU time of one extraction from an `ncu --csv --metrics gpu__time_duration.sum`
 log. Usage: ncu_summary.py LOG [FRAME [FIRST_KERNEL]]. Extractions are split at FIRST_KERNEL,
-the first launch of each frame: convert_kernel or convert_gray_kernel for SIFT (default),
+the first launch of each frame: for SIFT (default) convert_kernel, convert_gray_kernel, or the
+two-level blur that reads a GRAY8 frame's bytes (blur_two_levels_kernel<A, B, unsigned char>);
 integral_rows_kernel for SURF. FRAME counts from 0 (default 1)."""
 import collections
 import csv
@@ -21,7 +22,7 @@ for r in rows[1:]:
 frames, current = [], None
 for i in sorted(kernels):
     name, ns = kernels[i]
-    if name in first_kernels:
+    if name in first_kernels or (len(sys.argv) <= 3 and name.endswith('unsigned char>')):
         current = []
         frames.append(current)
     if current is not None:
