@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -33,7 +34,8 @@ bool maps_host_frames(HostFrameAccess access, int device) {
   return false;
 }
 
-StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t stream) {
+StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t stream,
+                                const UploadBands& bands) {
   cudaPointerAttributes attributes{};
   check(cudaPointerGetAttributes(&attributes, frame.data), "cudaPointerGetAttributes");
   if (frame.memory == MemoryKind::kDevice) {
@@ -43,11 +45,11 @@ StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t
       throw Error(ErrorCode::kInvalidArgument, "frame is on CUDA device " +
                                                    std::to_string(attributes.device) +
                                                    ", the extractor on " + std::to_string(device));
-    return StagedFrame{frame.data, frame.pitch_bytes, false};
+    return StagedFrame{frame.data, frame.pitch_bytes, false, false};
   }
   const bool pinned = attributes.type == cudaMemoryTypeHost;
   if (map_host_frames_ && pinned && attributes.devicePointer)
-    return StagedFrame{attributes.devicePointer, frame.pitch_bytes, false};
+    return StagedFrame{attributes.devicePointer, frame.pitch_bytes, false, false};
 
   const size_t row_bytes = static_cast<size_t>(frame.width) * bytes_per_pixel(frame.format);
   const void* source = frame.data;
@@ -62,15 +64,25 @@ StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t
                     static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes, row_bytes);
     }
     if (map_host_frames_)
-      return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes, false};
+      return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes, false, false};
     source = pinned_input_.get();
     source_pitch = row_bytes;
   }
   device_input_.reserve(row_bytes * frame.height);
-  check(cudaMemcpy2DAsync(device_input_.get(), row_bytes, source, source_pitch, row_bytes,
-                          frame.height, cudaMemcpyHostToDevice, stream),
-        "cudaMemcpy2DAsync (frame upload)");
-  return StagedFrame{device_input_.get(), row_bytes, true};
+  const auto* rows = static_cast<const uint8_t*>(source);
+  int first = 0;
+  for (int b = 0; b < std::max(bands.count, 1); ++b) {
+    const int end = bands.count > 0 ? bands.ends[b] : frame.height;
+    if (end > first)
+      check(cudaMemcpy2DAsync(device_input_.get() + first * row_bytes, row_bytes,
+                              rows + first * source_pitch, source_pitch, row_bytes, end - first,
+                              cudaMemcpyHostToDevice, stream),
+            "cudaMemcpy2DAsync (frame upload)");
+    if (bands.count > 0)
+      bands.ready[b].record(stream);
+    first = end;
+  }
+  return StagedFrame{device_input_.get(), row_bytes, true, bands.count > 0};
 }
 
 }  // namespace gpusift::cuda

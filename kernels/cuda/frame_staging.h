@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "cuda_event.h"
 #include "device_memory.h"
 #include "gpusift/frame.h"
 #include "gpusift/host_frame_access.h"
@@ -20,6 +21,16 @@ struct StagedFrame {
   const void* data;  // an address the device reads
   size_t pitch_bytes;
   bool uploaded;  // by a copy on the stream given to stage()
+  bool in_bands;  // uploaded band by band, each band's event recorded after its copy
+};
+
+// A host frame's upload in bands of rows, so that kernels can start on the first rows while the
+// last are on their way: band b ends at row ends[b] (the last at the frame's height), and
+// ready[b] is recorded on the stream after its copy.
+struct UploadBands {
+  int count = 0;  // 0: one copy
+  const int* ends = nullptr;
+  Event* ready = nullptr;
 };
 
 // Whether `device` (the current one) reads host frames in place under `access`. Throws
@@ -32,7 +43,8 @@ class FrameStaging {
   bool map_host_frames() const { return map_host_frames_; }
   // Throws gpusift::Error(kInvalidArgument) for a device frame that is not on `device`. The
   // buffers are reused by the next call: the caller synchronises the stream in between.
-  StagedFrame stage(const FrameView& frame, int device, cudaStream_t stream);
+  StagedFrame stage(const FrameView& frame, int device, cudaStream_t stream,
+                    const UploadBands& bands = UploadBands{});
   size_t device_bytes() const { return device_input_.bytes(); }
   size_t pinned_bytes() const { return pinned_input_.bytes(); }
 

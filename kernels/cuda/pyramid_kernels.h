@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 
 #include "gpusift/cuda_sift.h"
 #include "gpusift/sift_scale_space.h"
@@ -56,13 +57,23 @@ struct TwoLevelTargets {
   DeviceImage dog;
   DeviceImage first_dog;
 };
+// The two-level kernel's tile height; more than its two blurs' halo, so that the rows of a band
+// need their source only up to one tile past their end.
+constexpr int kTwoLevelTileRows = 16;
+// Output rows first .. end-1 (end past the image: to its last row); first a multiple of
+// kTwoLevelTileRows.
+struct RowRange {
+  int first = 0;
+  int end = std::numeric_limits<int>::max();
+};
 bool blurs_two_levels_at_once(const GaussianTaps& first, const GaussianTaps& second);
 void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const GaussianTaps& second,
                      const TwoLevelTargets& out, cudaStream_t stream);
-// The same from a GRAY8 frame in device memory, whose bytes are the float image's values.
+// The same from a GRAY8 frame in device memory, whose bytes are the float image's values; only
+// the output rows in `rows`, which read the frame up to kTwoLevelTileRows rows past their end.
 void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
                                 const GaussianTaps& second, const TwoLevelTargets& out,
-                                cudaStream_t stream);
+                                cudaStream_t stream, RowRange rows = RowRange{});
 // gaussian_blur by the two-pass kernels for any radius, which gaussian_blur takes only past the
 // radii it has one-pass kernels for; for tests that the two agree bit for bit.
 void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -14,6 +15,8 @@ namespace {
 // 16-row tiles: at 32 rows the two tiles of the largest radii would not fit 48 KiB.
 constexpr int kTwoLevelN = 8;
 constexpr int kTwoLevelMaxRadius = 7;
+static_assert(kThreadsPerColumn * kTwoLevelN == kTwoLevelTileRows &&
+              2 * kTwoLevelMaxRadius < kTwoLevelTileRows);
 // Successive levels' radii differ by a factor 2^(1/layers); the kernels cover the pairs of the
 // usual layer counts, and only those, to keep their number down.
 constexpr int kTwoLevelMaxRadiusGap = 2;
@@ -67,7 +70,7 @@ __device__ void blur_first_columns(TileLines<typename TwoLevelTiles<A, B>::Sourc
 template <int A, int B, class T>
 __global__ void __launch_bounds__(kLevelThreads, 3)
     blur_two_levels_kernel(SourceRows<T> src, GaussianTaps first_taps, GaussianTaps second_taps,
-                           TwoLevelTargets out) {
+                           TwoLevelTargets out, int first_tile_row) {
   wait_for_previous_kernel();
   let_next_kernel_start();
   using Tiles = TwoLevelTiles<A, B>;
@@ -77,7 +80,8 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
   __shared__ __align__(16) float source_tile[Source::kLines][Source::kLine];
   __shared__ __align__(16) float first_tile[First::kLines][First::kLine];
   const int width = out.dog.width, height = out.dog.height;
-  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * Tiles::kOutputLines;
+  const int x0 = blockIdx.x * kLevelTileWidth;
+  const int y0 = (first_tile_row + static_cast<int>(blockIdx.y)) * Tiles::kOutputLines;
   load_tile<Source>(source_tile, src, width, height, x0, y0);
   __syncthreads();
 
@@ -123,17 +127,23 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
 
 template <class T>
 using TwoLevelLaunch = void (*)(const SourceRows<T>&, const GaussianTaps&, const GaussianTaps&,
-                                const TwoLevelTargets&, cudaStream_t);
+                                const TwoLevelTargets&, RowRange, cudaStream_t);
 
 template <int A, int B, class T>
 void launch_two_levels(const SourceRows<T>& src, const GaussianTaps& first,
-                       const GaussianTaps& second, const TwoLevelTargets& out,
+                       const GaussianTaps& second, const TwoLevelTargets& out, RowRange rows,
                        cudaStream_t stream) {
-  constexpr int kLines = TwoLevelTiles<A, B>::kOutputLines;
+  const int end = std::min(rows.end, out.dog.height);
+  if (rows.first < 0 || rows.first % kTwoLevelTileRows != 0)
+    throw Error(ErrorCode::kInvalidArgument,
+                "two-level rows must start on a multiple of " + std::to_string(kTwoLevelTileRows));
+  if (end <= rows.first)
+    return;
   const dim3 grid((out.dog.width + kLevelTileWidth - 1) / kLevelTileWidth,
-                  (out.dog.height + kLines - 1) / kLines);
+                  (end - rows.first + kTwoLevelTileRows - 1) / kTwoLevelTileRows);
   launch_overlapped(blur_two_levels_kernel<A, B, T>, grid, dim3(kLevelThreads), 0, stream,
-                    "blur_two_levels_kernel", src, first, second, out);
+                    "blur_two_levels_kernel", src, first, second, out,
+                    rows.first / kTwoLevelTileRows);
 }
 
 template <int A, int B, class T>
@@ -181,14 +191,15 @@ bool blurs_two_levels_at_once(const GaussianTaps& first, const GaussianTaps& sec
 void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const GaussianTaps& second,
                      const TwoLevelTargets& out, cudaStream_t stream) {
   required_two_level_launch<float>(first, second)(LevelSource{src.data, src.stride, 1}, first,
-                                                  second, out, stream);
+                                                  second, out, RowRange{}, stream);
 }
 
 void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
                                 const GaussianTaps& second, const TwoLevelTargets& out,
-                                cudaStream_t stream) {
+                                cudaStream_t stream, RowRange rows) {
   required_two_level_launch<uint8_t>(first, second)(
-      SourceRows<uint8_t>{frame, static_cast<int>(pitch_bytes), 1}, first, second, out, stream);
+      SourceRows<uint8_t>{frame, static_cast<int>(pitch_bytes), 1}, first, second, out, rows,
+      stream);
 }
 
 }  // namespace gpusift::cuda

@@ -188,6 +188,36 @@ TEST_F(CudaBlur, TwoLevelsAtOnceEqualTwoBlursFromFloatsAndFromGray8) {
   }
 }
 
+// What the extractor does while a large frame is still being uploaded: the rows band by band.
+TEST_F(CudaBlur, TwoLevelsFromGray8InRowBandsEqualOneLaunch) {
+  std::mt19937 random(19);
+  std::uniform_int_distribution<int> byte(0, 255);
+  const int w = 333, h = 101;
+  std::vector<uint8_t> bytes(static_cast<size_t>(w) * h);
+  for (uint8_t& value : bytes)
+    value = static_cast<uint8_t>(byte(random));
+  uint8_t* frame = nullptr;
+  ASSERT_EQ(cudaMalloc(&frame, bytes.size()), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(frame, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+  const cuda::GaussianTaps a = cuda::make_gaussian_taps(0.6245f),
+                           b = cuda::make_gaussian_taps(0.6131f);
+  TwoLevelPlanes whole(w, h), banded(w, h);
+  cuda::blur_two_levels_from_gray8(frame, w, a, b, whole.targets(), stream_.get());
+  for (const cuda::RowRange rows : {cuda::RowRange{0, 16}, cuda::RowRange{16, 48},
+                                    cuda::RowRange{48, 96}, cuda::RowRange{96, 1000}})
+    cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(), rows);
+  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+  expect_same_planes(banded, whole, "bands of rows");
+  try {
+    cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(),
+                                     cuda::RowRange{8, 24});
+    ADD_FAILURE() << "no error for a band that starts inside a tile";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  }
+  cudaFree(frame);
+}
+
 TEST_F(CudaBlur, TwoLevelsAtOnceOnlyForTheirRadiusPairs) {
   const cuda::GaussianTaps small = cuda::make_gaussian_taps(0.4f);  // radius 2
   const cuda::GaussianTaps wide = cuda::make_gaussian_taps(1.3f);   // radius 5

@@ -155,6 +155,43 @@ TEST_F(CudaHostFrames, SiftMappedFramesInFlightEqualCopied) {
     EXPECT_TRUE(identical(expected[i], actual[i])) << "frame " << i;
 }
 
+// Frames of 1 MiB and more are uploaded in bands of rows, each blurred as soon as it arrives:
+// the same results as the frame read from device memory, one at a time (odd sizes too) and two
+// in flight.
+TEST_F(CudaHostFrames, SiftLargeFramesUploadedInBandsEqualDeviceFrames) {
+  const cv::Mat astronaut = load_gray("astronaut.png"), coffee = load_gray("coffee.png");
+  const cv::Mat frames[] = {resized(astronaut, 2560, 1920), resized(coffee, 2560, 1920),
+                            resized(astronaut, 1921, 1083)};
+  for (const SiftParams& params : {video_sift_params(), SiftParams{}}) {
+    CudaSiftExtractor from_device(params), from_host(params);
+    from_host.set_host_frame_access(HostFrameAccess::kCopy);
+    std::vector<Features> expected(3), from_pageable(3), in_flight(2);
+    for (int i = 0; i < 3; ++i) {
+      const cv::Mat& frame = frames[i];
+      uint8_t* device = nullptr;
+      ASSERT_EQ(cudaMalloc(&device, frame.total()), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(device, frame.data, frame.total(), cudaMemcpyHostToDevice), cudaSuccess);
+      from_device.extract(FrameView{device, static_cast<size_t>(frame.cols), frame.cols, frame.rows,
+                                    PixelFormat::kGray8, MemoryKind::kDevice},
+                          stream_.get(), &expected[i]);
+      cudaFree(device);
+      from_host.extract(host_view(frame.data, frame.step, frame, PixelFormat::kGray8),
+                        stream_.get(), &from_pageable[i]);
+      EXPECT_GT(expected[i].keypoints.size(), 500u) << "frame " << i;
+      EXPECT_TRUE(identical(expected[i], from_pageable[i])) << "pageable frame " << i;
+    }
+    const PinnedImage first(frames[0], frames[0].cols + 40), second(frames[1], frames[1].cols);
+    from_host.begin(host_view(first.data(), first.pitch(), frames[0], PixelFormat::kGray8),
+                    stream_.get());
+    from_host.begin(host_view(second.data(), second.pitch(), frames[1], PixelFormat::kGray8),
+                    stream_.get());
+    from_host.finish(&in_flight[0]);
+    from_host.finish(&in_flight[1]);
+    for (int i = 0; i < 2; ++i)
+      EXPECT_TRUE(identical(expected[i], in_flight[i])) << "pinned frame in flight " << i;
+  }
+}
+
 TEST_F(CudaHostFrames, SurfMappedEqualsCopied) {
   const cv::Mat gray = load_gray("brick.png");
   const PinnedImage pinned(gray, gray.cols + 32);
