@@ -166,6 +166,16 @@ __device__ void blur_tile_rows(TileLines<Shape> tile, const GaussianTaps& taps) 
   }
 }
 
+// A thread's N values of `column` from line `first` on, `offset` lines and columns into the
+// tile: the pixels under its outputs, kept before a row pass overwrites them.
+template <int Offset, int N, class Shape>
+__device__ void load_tile_centres(TileLines<Shape> tile, int first, int column,
+                                  float (&values)[N]) {
+#pragma unroll
+  for (int o = 0; o < N; ++o)
+    values[o] = tile[first + o + Offset][column + Offset];
+}
+
 // The window of the column pass of a tile whose lines are blurred: for a thread's N outputs of
 // `column`, lines first .. first + N + 2R - 1.
 template <int R, int N, class Shape>

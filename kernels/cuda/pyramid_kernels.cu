@@ -149,9 +149,7 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
   const int first = threadIdx.x / kLevelTileWidth * N;
   float source[N];
   if (dog.data || level0.data) {
-#pragma unroll
-    for (int o = 0; o < N; ++o)
-      source[o] = tile[first + o + R][column + R];
+    load_tile_centres<R, N, Tile>(tile, first, column, source);
     __syncthreads();  // the row pass overwrites these
   }
   blur_tile_rows<R, kLevelTileWidth, Tile>(tile, taps);

@@ -89,9 +89,7 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
   const int first = threadIdx.x / kLevelTileWidth * N;
   float source[N];
   if (out.first_dog.data) {
-#pragma unroll
-    for (int o = 0; o < N; ++o)
-      source[o] = source_tile[first + o + A + B][column + A + B];
+    load_tile_centres<A + B, N, Source>(source_tile, first, column, source);
     __syncthreads();  // the row pass overwrites these
   }
   blur_tile_rows<A, Tiles::kFirstColumns, Source>(source_tile, first_taps);
@@ -99,9 +97,7 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
   blur_first_columns<A, B>(source_tile, first_tile, first_taps);
   __syncthreads();
   float first_level[N];
-#pragma unroll
-  for (int o = 0; o < N; ++o)
-    first_level[o] = first_tile[first + o + B][column + B];
+  load_tile_centres<B, N, First>(first_tile, first, column, first_level);
   __syncthreads();  // the row pass overwrites these
   blur_tile_rows<B, kLevelTileWidth, First>(first_tile, second_taps);
   __syncthreads();
