@@ -52,32 +52,40 @@ StagedFrame FrameStaging::stage(const FrameView& frame, int device, cudaStream_t
     return StagedFrame{attributes.devicePointer, frame.pitch_bytes, false, false};
 
   const size_t row_bytes = static_cast<size_t>(frame.width) * bytes_per_pixel(frame.format);
-  const void* source = frame.data;
-  size_t source_pitch = frame.pitch_bytes;
-  if (!pinned || map_host_frames_) {
+  const bool through_pinned = !pinned || map_host_frames_;
+  if (through_pinned)
     pinned_input_.reserve(row_bytes * frame.height);
+  // Rows first .. end-1 into the pinned buffer, packed.
+  const auto copy_to_pinned = [&](int first, int end) {
+    const auto* from = static_cast<const uint8_t*>(frame.data);
     if (frame.pitch_bytes == row_bytes) {
-      copy_in_parallel(frame.data, row_bytes * frame.height, pinned_input_.get());
-    } else {
-      for (int y = 0; y < frame.height; ++y)
-        std::memcpy(pinned_input_.get() + y * row_bytes,
-                    static_cast<const uint8_t*>(frame.data) + y * frame.pitch_bytes, row_bytes);
+      copy_in_parallel(from + first * row_bytes, row_bytes * (end - first),
+                       pinned_input_.get() + first * row_bytes);
+      return;
     }
-    if (map_host_frames_)
-      return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes, false, false};
-    source = pinned_input_.get();
-    source_pitch = row_bytes;
+    for (int y = first; y < end; ++y)
+      std::memcpy(pinned_input_.get() + y * row_bytes, from + y * frame.pitch_bytes, row_bytes);
+  };
+  if (map_host_frames_) {
+    copy_to_pinned(0, frame.height);
+    return StagedFrame{mapped_host_pointer(pinned_input_.get()), row_bytes, false, false};
   }
+  const auto* rows = static_cast<const uint8_t*>(through_pinned ? pinned_input_.get() : frame.data);
+  const size_t source_pitch = through_pinned ? row_bytes : frame.pitch_bytes;
   device_input_.reserve(row_bytes * frame.height);
-  const auto* rows = static_cast<const uint8_t*>(source);
+  // A pageable frame goes into pinned memory band by band: the host copies a band while the
+  // bands before it upload.
   int first = 0;
   for (int b = 0; b < std::max(bands.count, 1); ++b) {
     const int end = bands.count > 0 ? bands.ends[b] : frame.height;
-    if (end > first)
+    if (end > first) {
+      if (through_pinned)
+        copy_to_pinned(first, end);
       check(cudaMemcpy2DAsync(device_input_.get() + first * row_bytes, row_bytes,
                               rows + first * source_pitch, source_pitch, row_bytes, end - first,
                               cudaMemcpyHostToDevice, stream),
             "cudaMemcpy2DAsync (frame upload)");
+    }
     if (bands.count > 0)
       bands.ready[b].record(stream);
     first = end;
