@@ -21,6 +21,7 @@
 #include "launch_fault_hook.h"
 #include "list_primitives.h"
 #include "pyramid_kernels.h"
+#include "upload_band_plan.h"
 
 namespace gpusift {
 
@@ -35,10 +36,6 @@ namespace {
 constexpr int kStrideAlignment = 32;  // floats: rows start on 128-byte boundaries
 constexpr int kMinCandidateCapacity = 65536;
 constexpr int kInitialSortedBound = 8192;
-// A band for every whole 512 KiB of a GRAY8 frame, up to eight: 1080p takes three, 2560x1920
-// and 4K eight, 720p none (each band costs the host a few API calls).
-constexpr int kMaxUploadBands = 8;
-constexpr size_t kUploadBandBytes = 512 * 1024;
 
 int aligned_stride(int width) {
   return (width + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
@@ -139,10 +136,9 @@ struct CudaSiftExtractor::State {
   cuda::ForkedStream tails;
   // Where host frames are uploaded, so that frame N + 1's copy overlaps frame N's kernels.
   cuda::ForkedStream uploads;
-  // A large frame's upload bands (see plan_upload_bands): where each ends, where its first two
-  // levels end, and the event after its copy.
-  std::array<int, kMaxUploadBands> upload_band_ends{}, blur_band_ends{};
-  std::array<cuda::Event, kMaxUploadBands> band_uploaded;
+  // The current frame's upload bands, and the event after each band's copy.
+  cuda::UploadBandPlan upload_plan;
+  std::array<cuda::Event, cuda::kMaxUploadBands> band_uploaded;
 
   ~State() { drop_frames(); }
 
@@ -164,7 +160,7 @@ struct CudaSiftExtractor::State {
   void release_layout();
   void destroy_graphs();
   bool starts_from_bytes(const FrameView& frame) const;
-  int plan_upload_bands(const ResultSlot& slot);
+  cuda::UploadBandPlan upload_bands_for(const ResultSlot& slot) const;
   void enqueue_input(ResultSlot& slot);
   cuda::TwoLevelTargets first_levels_targets();
   void enqueue_first_levels(const DeviceImage& start);
@@ -311,33 +307,21 @@ bool CudaSiftExtractor::State::starts_from_bytes(const FrameView& frame) const {
 
 // A large host frame that octave 0 starts from is uploaded in bands, each followed by the first
 // two levels of its rows: all but the last band's blur run while the frame is still arriving.
-// Small frames upload in less time than the host takes to enqueue the bands.
-int CudaSiftExtractor::State::plan_upload_bands(const ResultSlot& slot) {
+cuda::UploadBandPlan CudaSiftExtractor::State::upload_bands_for(const ResultSlot& slot) const {
   const FrameView& frame = slot.frame;
   if (!starts_from_bytes(frame) || frame.memory != MemoryKind::kHost ||
       slot.staging.map_host_frames())
-    return 0;
-  const size_t bytes = static_cast<size_t>(frame.width) * frame.height;
-  const int bands = static_cast<int>(std::min<size_t>(kMaxUploadBands, bytes / kUploadBandBytes));
-  if (bands < 2)
-    return 0;
-  const int tile = cuda::kTwoLevelTileRows;
-  const int rows = ((frame.height + bands - 1) / bands + tile - 1) / tile * tile;
-  int count = 0;
-  for (int end = rows; count == 0 || blur_band_ends[count - 1] < frame.height; end += rows) {
-    blur_band_ends[count] = std::min(end, frame.height);
-    upload_band_ends[count] = std::min(end + tile, frame.height);
-    ++count;
-  }
-  return count;
+    return cuda::UploadBandPlan{};
+  return cuda::plan_upload_bands(frame.width, frame.height, cuda::kTwoLevelTileRows);
 }
 
 // Octave 0's first two levels come from the frame outside the slot's graph, which is captured
 // once while frames arrive at other addresses: a GRAY8 frame in device memory is blurred straight
 // from its bytes, others go through the float frame. With upscaling the graph starts there.
 void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
-  const int bands = plan_upload_bands(slot);
-  const cuda::UploadBands upload{bands, upload_band_ends.data(), band_uploaded.data()};
+  upload_plan = upload_bands_for(slot);
+  const cuda::UploadBands upload{upload_plan.count, upload_plan.upload_ends.data(),
+                                 band_uploaded.data()};
   const cuda::StagedFrame staged =
       slot.staging.stage(slot.frame, device, uploads.unordered(), upload);
   if (staged.uploaded && !staged.in_bands)
@@ -352,12 +336,12 @@ void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
     }
     // A band's rows read the frame up to a tile past their end, which its upload band covers.
     int first = 0;
-    for (int b = 0; b < bands; ++b) {
+    for (int b = 0; b < upload_plan.count; ++b) {
       band_uploaded[b].wait_on(stream);
       cuda::blur_two_levels_from_gray8(bytes, staged.pitch_bytes, taps[0], taps[1],
                                        first_levels_targets(), stream,
-                                       cuda::RowRange{first, blur_band_ends[b]});
-      first = blur_band_ends[b];
+                                       cuda::RowRange{first, upload_plan.blur_ends[b]});
+      first = upload_plan.blur_ends[b];
     }
     return;
   }

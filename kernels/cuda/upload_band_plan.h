@@ -1,0 +1,42 @@
+// How a large GRAY8 host frame is split into bands of rows for its upload, so that octave 0's
+// first two levels of a band start while the bands after it are still on their way.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
+namespace gpusift::cuda {
+
+// A band for every whole 512 KiB of a frame, up to eight: 1080p takes three, 2560x1920 and 4K
+// eight, 720p none (each band costs the host a few API calls, and small frames upload in less
+// time than the host takes to enqueue them).
+constexpr int kMaxUploadBands = 8;
+constexpr size_t kUploadBandBytes = 512 * 1024;
+
+struct UploadBandPlan {
+  int count = 0;  // 0: one copy, then one blur
+  // Band b's blur makes rows blur_ends[b - 1] .. blur_ends[b] - 1 and reads the frame up to a
+  // tile past them, which the uploads up to upload_ends[b] cover.
+  std::array<int, kMaxUploadBands> upload_ends{}, blur_ends{};
+};
+
+// Bands start on multiples of `tile_rows`, the blur's tile height.
+inline UploadBandPlan plan_upload_bands(int width, int height, int tile_rows) {
+  UploadBandPlan plan;
+  const size_t bytes = static_cast<size_t>(width) * static_cast<size_t>(height);
+  const int bands = static_cast<int>(std::min<size_t>(kMaxUploadBands, bytes / kUploadBandBytes));
+  if (bands < 2)
+    return plan;
+  const int rows = ((height + bands - 1) / bands + tile_rows - 1) / tile_rows * tile_rows;
+  for (int end = rows; plan.count == 0 || plan.blur_ends[plan.count - 1] < height; end += rows) {
+    plan.blur_ends[plan.count] = std::min(end, height);
+    plan.upload_ends[plan.count] = std::min(end + tile_rows, height);
+    ++plan.count;
+  }
+  if (plan.count < 2)
+    return UploadBandPlan{};
+  return plan;
+}
+
+}  // namespace gpusift::cuda
