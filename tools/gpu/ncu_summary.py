@@ -19,12 +19,15 @@ for r in rows[1:]:
                                   float(r[value_at].replace(',', '')))
     except ValueError:
         pass
-frames, current = [], None
+frames, current, previous_first = [], None, False
 for i in sorted(kernels):
     name, ns = kernels[i]
-    if name in first_kernels or (len(sys.argv) <= 3 and name.endswith('unsigned char>')):
+    first = name in first_kernels or (len(sys.argv) <= 3 and name.endswith('unsigned char>'))
+    # A frame uploaded in bands starts with one such kernel per band.
+    if first and not previous_first:
         current = []
         frames.append(current)
+    previous_first = first
     if current is not None:
         current.append((name, ns))
 totals, counts = collections.defaultdict(float), collections.Counter()
