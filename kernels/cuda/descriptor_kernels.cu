@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdint>
+#include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
 #include "feature_kernels.h"
@@ -114,21 +115,47 @@ __device__ __forceinline__ void add_contribution(const DescriptorContribution& c
   }
 }
 
-// The block's warps take the window's rows in turn, the lanes of a warp neighbouring columns.
+// A chunk of the window's rows, laid out sample by sample: the chunk's row r holds its samples
+// start[r] .. start[r + 1] - 1, from column first[r] on.
+struct SampleRows {
+  int start[kThreadsPerKeypoint];
+  int first[kThreadsPerKeypoint];
+};
+using SampleScan = cub::BlockScan<int, kThreadsPerKeypoint>;
+
+// The block's threads take the window's samples in turn, chunk by chunk of rows, so that every
+// lane has a sample however short the rows (a warp per row left half the lanes idle on the small
+// keypoints' rows), and each row's span is worked out once, by one thread, instead of by a whole
+// warp. Neighbouring lanes mostly take neighbouring columns of one row: coalesced loads.
 template <bool kHalves>
 __device__ __forceinline__ void add_window(const FloatImageView& level,
                                            const DescriptorWindow& window, int i_min, int i_max,
                                            int j_min, int j_max, const SlotOrder& order,
-                                           unsigned* low, unsigned* high) {
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  for (int i = i_min + warp; i <= i_max; i += kWarpsPerKeypoint) {
-    int first, last;
-    descriptor_row_span(window, i, j_min, j_max, &first, &last);
-    for (int j = first + lane; j <= last; j += 32) {
+                                           unsigned* low, unsigned* high, SampleRows& rows,
+                                           SampleScan::TempStorage& scan) {
+  const int t = threadIdx.x;
+  for (int chunk = i_min; chunk <= i_max; chunk += kThreadsPerKeypoint) {
+    int first = 0, last = -1;
+    if (chunk + t <= i_max)
+      descriptor_row_span(window, chunk + t, j_min, j_max, &first, &last);
+    int start = 0, samples = 0;
+    SampleScan(scan).ExclusiveSum(max(last - first + 1, 0), start, samples);
+    rows.start[t] = start;
+    rows.first[t] = first;
+    __syncthreads();
+    for (int s = t; s < samples; s += kThreadsPerKeypoint) {
+      // The last row that starts at or before s: the rows after it start past s.
+      int r = 0;
+#pragma unroll
+      for (int step = kThreadsPerKeypoint / 2; step > 0; step /= 2) {
+        if (rows.start[r + step] <= s)
+          r += step;
+      }
       DescriptorContribution c;
-      if (descriptor_sample(level, window, i, j, &c))
+      if (descriptor_sample(level, window, chunk + r, rows.first[r] + s - rows.start[r], &c))
         add_contribution<kHalves>(c, order, low, high);
     }
+    __syncthreads();  // the next chunk's rows replace these
   }
 }
 
@@ -174,6 +201,8 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
   __shared__ unsigned high[kHistogramCopies * kDescriptorHistLength];
   __shared__ float hist[kDescriptorHistLength];
   __shared__ float partial[kWarpsPerKeypoint];
+  __shared__ SampleRows sample_rows;
+  __shared__ SampleScan::TempStorage scan;
   const int t = threadIdx.x, lane = t % 32;
 
   // Lanes 8c..8c+7 add to histogram copy c, lane l in slot order l % 8.
@@ -200,9 +229,11 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
     const bool halves =
         sums == HistogramSums::kHalvesWhereTheyFit && descriptor_window_fits_halves(r);
     if (halves)
-      add_window<true>(level, window, i_min, i_max, j_min, j_max, order, low, high);
+      add_window<true>(level, window, i_min, i_max, j_min, j_max, order, low, high, sample_rows,
+                       scan);
     else
-      add_window<false>(level, window, i_min, i_max, j_min, j_max, order, low, high);
+      add_window<false>(level, window, i_min, i_max, j_min, j_max, order, low, high, sample_rows,
+                        scan);
     __syncthreads();
     for (int b = t; b < kDescriptorHistLength; b += kThreadsPerKeypoint) {
       unsigned long long sum = 0;
