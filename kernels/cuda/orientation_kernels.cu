@@ -54,6 +54,35 @@ __device__ void add_window_samples(const FloatImageView& level, const Orientatio
   }
 }
 
+// The warp's histogram, summed over its lanes into `sums`. Lane b sums bin b, taking lane l's
+// count at step l ^ b, so that the 32 loads of a step fall into different banks; the bins past
+// 32 go to groups of 8 lanes, each lane adding a quarter of its bin's counts before the group's
+// shuffles, where lanes 0..3 alone would take as long again as the first 32 bins.
+__device__ void sum_lanes(const unsigned long long* own, unsigned long long* sums) {
+  constexpr int kGroupLanes = 8;
+  constexpr int kGroupShare = 32 / kGroupLanes;
+  static_assert(kOrientationBins - 32 <= 32 / kGroupLanes, "one group of lanes per bin past 32");
+  const int lane = threadIdx.x % 32;
+  unsigned long long sum = 0;
+#pragma unroll
+  for (int l = 0; l < 32; ++l)
+    sum += own[lane * 32 + (l ^ lane)];
+  sums[lane] = sum;
+
+  const int bin = 32 + lane / kGroupLanes, part = lane % kGroupLanes;
+  sum = 0;
+  if (bin < kOrientationBins) {
+#pragma unroll
+    for (int k = 0; k < kGroupShare; ++k)
+      sum += own[bin * 32 + part + kGroupLanes * ((k + bin) % kGroupShare)];
+  }
+#pragma unroll
+  for (int offset = kGroupLanes / 2; offset > 0; offset /= 2)
+    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
+  if (bin < kOrientationBins && part == 0)
+    sums[bin] = sum;
+}
+
 // Lane b smooths bins b and b + 32, the warp finds the maximum, and each peak's lane writes its
 // angle at its rank among the peaks: the peaks in bin order, as orientation_peaks() gives them.
 __device__ int write_peaks(const float* raw, float* smoothed, float* angles) {
@@ -122,15 +151,7 @@ __global__ void __launch_bounds__(kCandidateThreads)
       add_window_samples(level, window, y0, walk, x0, own);
     }
     __syncwarp();
-    // Lane b sums bin b over the warp's lanes, starting at a different lane each so that the
-    // 32 loads of a step fall into different banks.
-    for (int b = lane; b < kOrientationBins; b += 32) {
-      unsigned long long sum = 0;
-#pragma unroll 8
-      for (int l = 0; l < 32; ++l)
-        sum += own[b * 32 + ((l + b) & 31)];
-      warp_sums[warp][b] = sum;
-    }
+    sum_lanes(own, warp_sums[warp]);
     __syncthreads();
     if (warp == 0) {
       for (int b = lane; b < kOrientationBins; b += 32) {
