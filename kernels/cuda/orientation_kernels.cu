@@ -61,7 +61,7 @@ __device__ void add_window_samples(const FloatImageView& level, const Orientatio
 __device__ void sum_lanes(const unsigned long long* own, unsigned long long* sums) {
   constexpr int kGroupLanes = 8;
   constexpr int kGroupShare = 32 / kGroupLanes;
-  static_assert(kOrientationBins - 32 <= 32 / kGroupLanes, "one group of lanes per bin past 32");
+  static_assert(kOrientationBins - 32 <= kGroupShare, "one group of lanes per bin past 32");
   const int lane = threadIdx.x % 32;
   unsigned long long sum = 0;
 #pragma unroll
