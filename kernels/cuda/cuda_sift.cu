@@ -84,6 +84,7 @@ struct ResultSlot {
   // Everything after the upload, captured once per frame size and replayed: about a hundred
   // small kernels whose launch cost would otherwise exceed their run time.
   cudaGraphExec_t graph = nullptr;
+  int graph_first_level = 0;  // octave 0's first level that the graph makes
 
   ~ResultSlot() { destroy_graph(); }
   void destroy_graph() {
@@ -136,8 +137,11 @@ struct CudaSiftExtractor::State {
   cuda::ForkedStream tails;
   // Where host frames are uploaded, so that frame N + 1's copy overlaps frame N's kernels.
   cuda::ForkedStream uploads;
-  // The current frame's upload bands, and the event after each band's copy.
+  // The current frame's upload bands, the event after each band's copy, and the bands of
+  // octave 0's later levels that are made before the graph.
   cuda::UploadBandPlan upload_plan;
+  cuda::LevelBandPlan level_plan;
+  int level_tile_rows = 0;  // of octave 0's one-pass blurs
   std::array<cuda::Event, cuda::kMaxUploadBands> band_uploaded;
 
   ~State() { drop_frames(); }
@@ -161,6 +165,9 @@ struct CudaSiftExtractor::State {
   void destroy_graphs();
   bool starts_from_bytes(const FrameView& frame) const;
   cuda::UploadBandPlan upload_bands_for(const ResultSlot& slot) const;
+  cuda::LevelBandPlan level_bands_for(const cuda::UploadBandPlan& upload) const;
+  int graph_first_level() const { return 2 + level_plan.levels; }
+  void enqueue_banded_levels(const cuda::StagedFrame& staged);
   void enqueue_input(ResultSlot& slot);
   cuda::TwoLevelTargets first_levels_targets();
   void enqueue_first_levels(const DeviceImage& start);
@@ -296,6 +303,7 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
       dog_levels_.push_back(DeviceImage{cursor + l * plane, widths[o], heights[o], stride});
     cursor += plane * dogs();
   }
+  level_tile_rows = cuda::one_pass_tile_height(base_w, base_h);
   width = frame_width;
   height = frame_height;
 }
@@ -315,6 +323,42 @@ cuda::UploadBandPlan CudaSiftExtractor::State::upload_bands_for(const ResultSlot
   return cuda::plan_upload_bands(frame.width, frame.height, cuda::kTwoLevelTileRows);
 }
 
+// Behind a banded upload, octave 0's levels up to the one the next octave starts from follow the
+// bands too, where one-pass kernels make them: the upload takes about as long as they do.
+cuda::LevelBandPlan CudaSiftExtractor::State::level_bands_for(
+    const cuda::UploadBandPlan& upload) const {
+  std::array<cuda::BandedLevel, cuda::kMaxBandedLevels> later{};
+  int count = 0;
+  for (int l = 2; l <= params.n_octave_layers && count < cuda::kMaxBandedLevels; ++l) {
+    if (cuda::blur_needs_scratch(taps[l]))
+      break;
+    later[count++] = cuda::BandedLevel{taps[l].radius, level_tile_rows};
+  }
+  return cuda::plan_level_bands(upload, height, later.data(), count);
+}
+
+// Each band's first two levels as soon as its rows have arrived, then the rows of the later
+// levels that the bands so far reach.
+void CudaSiftExtractor::State::enqueue_banded_levels(const cuda::StagedFrame& staged) {
+  const auto* bytes = static_cast<const uint8_t*>(staged.data);
+  int first = 0;
+  std::array<int, cuda::kMaxBandedLevels> later_first{};
+  for (int b = 0; b < upload_plan.count; ++b) {
+    band_uploaded[b].wait_on(stream);
+    cuda::blur_two_levels_from_gray8(bytes, staged.pitch_bytes, taps[0], taps[1],
+                                     first_levels_targets(), stream,
+                                     cuda::RowRange{first, upload_plan.blur_ends[b]});
+    first = upload_plan.blur_ends[b];
+    for (int k = 0; k < level_plan.levels; ++k) {
+      const int l = 2 + k;
+      const cuda::RowRange rows{later_first[k], level_plan.ends[k][b]};
+      cuda::gaussian_blur_rows(gaussian(0, l - 1), gaussian(0, l), taps[l], &dog(0, l - 1), rows,
+                               stream);
+      later_first[k] = rows.end;
+    }
+  }
+}
+
 // Octave 0's first two levels come from the frame outside the slot's graph, which is captured
 // once while frames arrive at other addresses: a GRAY8 frame in device memory is blurred straight
 // from its bytes, others go through the float frame. With upscaling the graph starts there.
@@ -324,25 +368,17 @@ void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
                                  band_uploaded.data()};
   const cuda::StagedFrame staged =
       slot.staging.stage(slot.frame, device, uploads.unordered(), upload);
+  level_plan = staged.in_bands ? level_bands_for(upload_plan) : cuda::LevelBandPlan{};
   if (staged.uploaded && !staged.in_bands)
     uploads.join(stream);
   const bool in_device_memory = slot.frame.memory == MemoryKind::kDevice || staged.uploaded;
   if (starts_from_bytes(slot.frame) && in_device_memory) {
-    const auto* bytes = static_cast<const uint8_t*>(staged.data);
-    if (!staged.in_bands) {
-      cuda::blur_two_levels_from_gray8(bytes, staged.pitch_bytes, taps[0], taps[1],
-                                       first_levels_targets(), stream);
+    if (staged.in_bands) {
+      enqueue_banded_levels(staged);
       return;
     }
-    // A band's rows read the frame up to a tile past their end, which its upload band covers.
-    int first = 0;
-    for (int b = 0; b < upload_plan.count; ++b) {
-      band_uploaded[b].wait_on(stream);
-      cuda::blur_two_levels_from_gray8(bytes, staged.pitch_bytes, taps[0], taps[1],
-                                       first_levels_targets(), stream,
-                                       cuda::RowRange{first, upload_plan.blur_ends[b]});
-      first = upload_plan.blur_ends[b];
-    }
+    cuda::blur_two_levels_from_gray8(static_cast<const uint8_t*>(staged.data), staged.pitch_bytes,
+                                     taps[0], taps[1], first_levels_targets(), stream);
     return;
   }
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
@@ -391,7 +427,7 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
                               taps[1], dog(o, 0), stream);
     }
     cudaStream_t on = stream;
-    for (int l = 2; l < levels(); ++l) {
+    for (int l = o == 0 ? graph_first_level() : 2; l < levels(); ++l) {
       const bool tail = l >= tail_level && o + 1 < table.count;
       if (tail && on == stream) {
         on = tails.fork(stream);
@@ -472,7 +508,10 @@ void CudaSiftExtractor::State::run_features(ResultSlot& slot) {
     enqueue_features(slot);
     return;
   }
+  if (slot.graph && slot.graph_first_level != graph_first_level())
+    slot.destroy_graph();
   if (!slot.graph) {
+    slot.graph_first_level = graph_first_level();
     check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
           "cudaStreamBeginCapture");
     cudaGraph_t graph = nullptr;

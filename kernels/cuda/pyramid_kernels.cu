@@ -1,9 +1,12 @@
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "cuda_check.h"
 #include "gpusift/color.h"
+#include "gpusift/error.h"
 #include "level_tile.h"
 #include "overlapped_launch.h"
 #include "pyramid_kernels.h"
@@ -131,17 +134,19 @@ __global__ void blur_columns_kernel(DeviceImage src, DeviceImage dst, GaussianTa
 // instead of two; on the small octaves, where each kernel is mostly its latency, that is most of
 // the scale space's time. Same sums, in the same order, as the kernels above (level_tile.h).
 // dst = blur(source); with `dog`, also dog = dst - source; with `level0`, also level0 = source.
-// Three blocks per multiprocessor: at the registers it would take unbounded, only two fit.
+// Its rows start at tile `first_tile_row`. Three blocks per multiprocessor: at the registers it
+// would take unbounded, only two fit.
 template <int R, int N>
 __global__ void __launch_bounds__(kLevelThreads, 3)
     blur_level_kernel(LevelSource src, DeviceImage dst, GaussianTaps taps, DeviceImage dog,
-                      DeviceImage level0) {
+                      DeviceImage level0, int first_tile_row) {
   wait_for_previous_kernel();
   let_next_kernel_start();
   using Tile = LevelTile<R, N>;
   __shared__ __align__(16) float tile[Tile::kLines][Tile::kLine];
   const int width = dst.width, height = dst.height;
-  const int x0 = blockIdx.x * kLevelTileWidth, y0 = blockIdx.y * kThreadsPerColumn * N;
+  const int x0 = blockIdx.x * kLevelTileWidth;
+  const int y0 = (first_tile_row + static_cast<int>(blockIdx.y)) * kThreadsPerColumn * N;
   load_tile<Tile>(tile, src, width, height, x0, y0);
   __syncthreads();
 
@@ -177,11 +182,17 @@ __global__ void __launch_bounds__(kLevelThreads, 3)
 template <int R, int N>
 void launch_blur_level(dim3 grid, const LevelSource& src, const DeviceImage& dst,
                        const GaussianTaps& taps, const DeviceImage& dog, const DeviceImage& level0,
-                       cudaStream_t stream) {
+                       RowRange rows, cudaStream_t stream) {
   constexpr int kHeight = kThreadsPerColumn * N;
-  grid.y = (dst.height + kHeight - 1) / kHeight;
+  const int end = std::min(rows.end, dst.height);
+  if (rows.first < 0 || rows.first % kHeight != 0)
+    throw Error(ErrorCode::kInvalidArgument,
+                "level rows must start on a multiple of " + std::to_string(kHeight));
+  if (end <= rows.first)
+    return;
+  grid.y = (end - rows.first + kHeight - 1) / kHeight;
   launch_overlapped(blur_level_kernel<R, N>, grid, dim3(kLevelThreads), 0, stream,
-                    "blur_level_kernel", src, dst, taps, dog, level0);
+                    "blur_level_kernel", src, dst, taps, dog, level0, rows.first / kHeight);
 }
 
 // The tile heights one_pass_tile_height() chooses from, each the kernel's 2N rows.
@@ -189,22 +200,23 @@ static_assert(kThreadsPerColumn == 2);
 
 template <int R>
 void blur_level(const LevelSource& src, const DeviceImage& dst, const GaussianTaps& taps,
-                const DeviceImage& dog, const DeviceImage& level0, cudaStream_t stream) {
+                const DeviceImage& dog, const DeviceImage& level0, RowRange rows,
+                cudaStream_t stream) {
   const dim3 grid((dst.width + kLevelTileWidth - 1) / kLevelTileWidth);
   switch (one_pass_tile_height(dst.width, dst.height)) {
     case 32:
-      launch_blur_level<R, 16>(grid, src, dst, taps, dog, level0, stream);
+      launch_blur_level<R, 16>(grid, src, dst, taps, dog, level0, rows, stream);
       break;
     case 16:
-      launch_blur_level<R, 8>(grid, src, dst, taps, dog, level0, stream);
+      launch_blur_level<R, 8>(grid, src, dst, taps, dog, level0, rows, stream);
       break;
     default:
-      launch_blur_level<R, 4>(grid, src, dst, taps, dog, level0, stream);
+      launch_blur_level<R, 4>(grid, src, dst, taps, dog, level0, rows, stream);
   }
 }
 
 using LevelBlur = void (*)(const LevelSource&, const DeviceImage&, const GaussianTaps&,
-                           const DeviceImage&, const DeviceImage&, cudaStream_t);
+                           const DeviceImage&, const DeviceImage&, RowRange, cudaStream_t);
 
 template <int... Radii>
 LevelBlur level_blur_for(int radius, std::integer_sequence<int, Radii...>) {
@@ -284,17 +296,28 @@ bool blur_needs_scratch(const GaussianTaps& taps) {
 void gaussian_blur(const DeviceImage& src, const DeviceImage& scratch, const DeviceImage& dst,
                    const GaussianTaps& taps, const DeviceImage* dog, cudaStream_t stream) {
   if (const LevelBlur blur = level_blur_for(taps.radius)) {
-    blur(LevelSource{src.data, src.stride, 1}, dst, taps, dog ? *dog : kNoImage, kNoImage, stream);
+    blur(LevelSource{src.data, src.stride, 1}, dst, taps, dog ? *dog : kNoImage, kNoImage,
+         RowRange{}, stream);
     return;
   }
   gaussian_blur_any_radius(src, scratch, dst, taps, dog, stream);
+}
+
+void gaussian_blur_rows(const DeviceImage& src, const DeviceImage& dst, const GaussianTaps& taps,
+                        const DeviceImage* dog, RowRange rows, cudaStream_t stream) {
+  const LevelBlur blur = level_blur_for(taps.radius);
+  if (!blur)
+    throw Error(ErrorCode::kInvalidArgument,
+                "no one-pass blur kernel for radius " + std::to_string(taps.radius));
+  blur(LevelSource{src.data, src.stride, 1}, dst, taps, dog ? *dog : kNoImage, kNoImage, rows,
+       stream);
 }
 
 void decimate_and_blur(const DeviceImage& parent, const DeviceImage& level0,
                        const DeviceImage& scratch, const DeviceImage& dst, const GaussianTaps& taps,
                        const DeviceImage& dog, cudaStream_t stream) {
   if (const LevelBlur blur = level_blur_for(taps.radius)) {
-    blur(LevelSource{parent.data, parent.stride, 2}, dst, taps, dog, level0, stream);
+    blur(LevelSource{parent.data, parent.stride, 2}, dst, taps, dog, level0, RowRange{}, stream);
     return;
   }
   decimate_2x(parent, level0, stream);

@@ -74,6 +74,11 @@ void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const Ga
 void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
                                 const GaussianTaps& second, const TwoLevelTargets& out,
                                 cudaStream_t stream, RowRange rows = RowRange{});
+// gaussian_blur's one-pass kernel on output rows `rows` only, which read `src` up to the radius
+// past them; rows.first a multiple of one_pass_tile_height(dst.width, dst.height). Throws
+// kInvalidArgument where blur_needs_scratch(taps) or rows.first is not on a tile.
+void gaussian_blur_rows(const DeviceImage& src, const DeviceImage& dst, const GaussianTaps& taps,
+                        const DeviceImage* dog, RowRange rows, cudaStream_t stream);
 // gaussian_blur by the two-pass kernels for any radius, which gaussian_blur takes only past the
 // radii it has one-pass kernels for; for tests that the two agree bit for bit.
 void gaussian_blur_any_radius(const DeviceImage& src, const DeviceImage& scratch,

@@ -1,5 +1,5 @@
 // How a large GRAY8 host frame is split into bands of rows for its upload, so that octave 0's
-// first two levels of a band start while the bands after it are still on their way.
+// levels of a band start while the bands after it are still on their way.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +36,44 @@ inline UploadBandPlan plan_upload_bands(int width, int height, int tile_rows) {
   }
   if (plan.count < 2)
     return UploadBandPlan{};
+  return plan;
+}
+
+// Octave 0's levels after its first two, made band by band behind the upload too: the level
+// after the first two reads `halo` rows of the one before it past its own rows, in tiles of
+// `tile_rows`.
+struct BandedLevel {
+  int halo;
+  int tile_rows;
+};
+constexpr int kMaxBandedLevels = 4;
+
+struct LevelBandPlan {
+  int levels = 0;
+  // Later level k's band b makes rows ends[k][b - 1] .. ends[k][b] - 1, none where they are
+  // equal: each band ends a halo and a tile's rounding short of the level before it, the last at
+  // the frame's height.
+  std::array<std::array<int, kMaxUploadBands>, kMaxBandedLevels> ends{};
+};
+
+inline LevelBandPlan plan_level_bands(const UploadBandPlan& upload, int height,
+                                      const BandedLevel* levels, int count) {
+  LevelBandPlan plan;
+  if (upload.count == 0)
+    return plan;
+  plan.levels = std::min(count, kMaxBandedLevels);
+  const std::array<int, kMaxUploadBands>* before = &upload.blur_ends;
+  for (int k = 0; k < plan.levels; ++k) {
+    const BandedLevel& level = levels[k];
+    int start = 0;
+    for (int b = 0; b < upload.count; ++b) {
+      const bool last = b + 1 == upload.count;
+      const int reachable = std::max((*before)[b] - level.halo, 0);
+      start = std::max(start, last ? height : reachable / level.tile_rows * level.tile_rows);
+      plan.ends[k][b] = start;
+    }
+    before = &plan.ends[k];
+  }
   return plan;
 }
 

@@ -94,6 +94,50 @@ TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
   EXPECT_EQ(tile_heights, (std::set<int>{8, 16, 32}));
 }
 
+// What the extractor does behind a banded upload for octave 0's later levels: each level in
+// bands of rows on its tiles, every tile height, gives one launch's bits.
+TEST_F(CudaBlur, OneLevelInRowBandsEqualsOneLaunch) {
+  std::mt19937 random(23);
+  std::uniform_real_distribution<float> pixel(0.f, 255.f);
+  for (const auto& [w, h] : sizes_for_every_tile_height()) {
+    const int tile = cuda::one_pass_tile_height(w, h);
+    DevicePlane source(w, h), scratch(w, h), whole(w, h), whole_dog(w, h), banded(w, h),
+        banded_dog(w, h);
+    std::vector<float> host(static_cast<size_t>(source.image.stride) * h);
+    for (float& value : host)
+      value = pixel(random);
+    source.upload(host);
+    const cuda::GaussianTaps taps = cuda::make_gaussian_taps(0.97f);
+    cuda::gaussian_blur(source.image, scratch.image, whole.image, taps, &whole_dog.image,
+                        stream_.get());
+    for (int first = 0; first < h; first += 3 * tile) {
+      cuda::gaussian_blur_rows(source.image, banded.image, taps, &banded_dog.image,
+                               cuda::RowRange{first, first + 3 * tile}, stream_.get());
+    }
+    cuda::gaussian_blur_rows(source.image, banded.image, taps, &banded_dog.image,
+                             cuda::RowRange{tile, tile}, stream_.get());  // no rows
+    ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+    EXPECT_TRUE(same_bits(banded.download(), whole.download())) << w << "x" << h;
+    EXPECT_TRUE(same_bits(banded_dog.download(), whole_dog.download())) << w << "x" << h;
+    if (h > tile) {
+      try {
+        cuda::gaussian_blur_rows(source.image, banded.image, taps, nullptr,
+                                 cuda::RowRange{tile / 2, h}, stream_.get());
+        ADD_FAILURE() << "no error for a band that starts inside a tile, " << w << "x" << h;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+      }
+    }
+    try {
+      cuda::gaussian_blur_rows(source.image, banded.image, cuda::make_gaussian_taps(6.f), nullptr,
+                               cuda::RowRange{}, stream_.get());
+      ADD_FAILURE() << "no error for a radius without a one-pass kernel";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    }
+  }
+}
+
 TEST_F(CudaBlur, DecimateAndBlurEqualsDecimatingThenBlurring) {
   std::mt19937 random(11);
   std::uniform_real_distribution<float> pixel(0.f, 255.f);

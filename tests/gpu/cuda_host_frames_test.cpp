@@ -15,7 +15,6 @@
 #include "gpusift/cuda_surf.h"
 #include "gpusift/extractor.h"
 #include "test_images.h"
-#include "upload_band_plan.h"
 
 namespace gpusift::testing {
 namespace {
@@ -155,35 +154,6 @@ TEST_F(CudaHostFrames, SiftMappedFramesInFlightEqualCopied) {
   mapped.finish(&actual.back());
   for (size_t i = 0; i < frames.size(); ++i)
     EXPECT_TRUE(identical(expected[i], actual[i])) << "frame " << i;
-}
-
-// The frames the next test uploads in bands take several; every band's blur starts on a tile,
-// and its upload covers the tile of rows past the blur that the blur reads.
-TEST(UploadBandPlan, SplitsFramesOfAMebibyteAndMoreIntoBandsThatCoverTheirBlur) {
-  constexpr int kTile = 16;
-  EXPECT_EQ(cuda::plan_upload_bands(1280, 720, kTile).count, 0);
-  EXPECT_EQ(cuda::plan_upload_bands(1024, 512, kTile).count, 0);
-  EXPECT_EQ(cuda::plan_upload_bands(1921, 1083, kTile).count, 3);
-  EXPECT_EQ(cuda::plan_upload_bands(2560, 1920, kTile).count, cuda::kMaxUploadBands);
-  EXPECT_EQ(cuda::plan_upload_bands(1 << 20, 8, kTile).count, 0) << "a single tile of rows";
-  const int sizes[][2] = {{1024, 1024}, {1921, 1083}, {2560, 1920}, {3840, 2160},
-                          {7680, 4320}, {4096, 300},  {1000, 2100}, {65536, 33}};
-  for (const auto& size : sizes) {
-    const int width = size[0], height = size[1];
-    const cuda::UploadBandPlan plan = cuda::plan_upload_bands(width, height, kTile);
-    SCOPED_TRACE(std::to_string(width) + "x" + std::to_string(height));
-    ASSERT_GE(plan.count, 2);
-    ASSERT_LE(plan.count, cuda::kMaxUploadBands);
-    int blur_start = 0;
-    for (int b = 0; b < plan.count; ++b) {
-      EXPECT_EQ(blur_start % kTile, 0) << "band " << b;
-      EXPECT_GT(plan.blur_ends[b], blur_start) << "band " << b;
-      EXPECT_GE(plan.upload_ends[b], std::min(plan.blur_ends[b] + kTile, height)) << "band " << b;
-      blur_start = plan.blur_ends[b];
-    }
-    EXPECT_EQ(plan.blur_ends[plan.count - 1], height);
-    EXPECT_EQ(plan.upload_ends[plan.count - 1], height);
-  }
 }
 
 // Frames of 1 MiB and more are uploaded in bands of rows, each blurred as soon as it arrives:
