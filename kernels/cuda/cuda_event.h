@@ -27,6 +27,11 @@ class Event {
   void wait_on(cudaStream_t stream) {
     check(cudaStreamWaitEvent(stream, event_, 0), "cudaStreamWaitEvent");
   }
+  // The same, and under stream capture a wait on this event that each launch of the graph makes,
+  // for an event recorded outside the graph.
+  void wait_on_from_graph(cudaStream_t stream) {
+    check(cudaStreamWaitEvent(stream, event_, cudaEventWaitExternal), "cudaStreamWaitEvent");
+  }
   void create() {
     if (!event_)
       check(cudaEventCreateWithFlags(&event_, cudaEventDisableTiming), "cudaEventCreate");

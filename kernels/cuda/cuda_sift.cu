@@ -81,10 +81,15 @@ struct ResultSlot {
   Keypoint* mapped_keypoints = nullptr;  // the device's addresses of the pinned rows
   uint8_t* mapped_descriptors = nullptr;
   cuda::Event done;
+  // After each band's copy when the frame is uploaded in bands. The slot's own, so that the next
+  // frame's bands never record them before this frame's graph has waited on them.
+  std::array<cuda::Event, cuda::kMaxUploadBands> band_uploaded;
   // Everything after the upload, captured once per frame size and replayed: about a hundred
-  // small kernels whose launch cost would otherwise exceed their run time.
+  // small kernels whose launch cost would otherwise exceed their run time. With a banded upload
+  // it starts from the uploaded bytes, waiting for each band.
   cudaGraphExec_t graph = nullptr;
-  int graph_first_level = 0;  // octave 0's first level that the graph makes
+  int graph_first_level = 0;        // octave 0's first level that the graph makes
+  cuda::StagedFrame graph_bands{};  // the banded upload the graph reads, or none
 
   ~ResultSlot() { destroy_graph(); }
   void destroy_graph() {
@@ -137,12 +142,11 @@ struct CudaSiftExtractor::State {
   cuda::ForkedStream tails;
   // Where host frames are uploaded, so that frame N + 1's copy overlaps frame N's kernels.
   cuda::ForkedStream uploads;
-  // The current frame's upload bands, the event after each band's copy, and the bands of
-  // octave 0's later levels that are made before the graph.
+  // The current frame's upload bands, and the bands of octave 0's later levels made with them.
   cuda::UploadBandPlan upload_plan;
   cuda::LevelBandPlan level_plan;
-  int level_tile_rows = 0;  // of octave 0's one-pass blurs
-  std::array<cuda::Event, cuda::kMaxUploadBands> band_uploaded;
+  cuda::StagedFrame bands{};  // the current frame's banded upload, or none
+  int level_tile_rows = 0;    // of octave 0's one-pass blurs
 
   ~State() { drop_frames(); }
 
@@ -167,7 +171,7 @@ struct CudaSiftExtractor::State {
   cuda::UploadBandPlan upload_bands_for(const ResultSlot& slot) const;
   cuda::LevelBandPlan level_bands_for(const cuda::UploadBandPlan& upload) const;
   int graph_first_level() const { return 2 + level_plan.levels; }
-  void enqueue_banded_levels(const cuda::StagedFrame& staged);
+  void enqueue_banded_levels(ResultSlot& slot);
   void enqueue_input(ResultSlot& slot);
   cuda::TwoLevelTargets first_levels_targets();
   void enqueue_first_levels(const DeviceImage& start);
@@ -339,13 +343,13 @@ cuda::LevelBandPlan CudaSiftExtractor::State::level_bands_for(
 
 // Each band's first two levels as soon as its rows have arrived, then the rows of the later
 // levels that the bands so far reach.
-void CudaSiftExtractor::State::enqueue_banded_levels(const cuda::StagedFrame& staged) {
-  const auto* bytes = static_cast<const uint8_t*>(staged.data);
+void CudaSiftExtractor::State::enqueue_banded_levels(ResultSlot& slot) {
+  const auto* bytes = static_cast<const uint8_t*>(bands.data);
   int first = 0;
   std::array<int, cuda::kMaxBandedLevels> later_first{};
   for (int b = 0; b < upload_plan.count; ++b) {
-    band_uploaded[b].wait_on(stream);
-    cuda::blur_two_levels_from_gray8(bytes, staged.pitch_bytes, taps[0], taps[1],
+    slot.band_uploaded[b].wait_on_from_graph(stream);
+    cuda::blur_two_levels_from_gray8(bytes, bands.pitch_bytes, taps[0], taps[1],
                                      first_levels_targets(), stream,
                                      cuda::RowRange{first, upload_plan.blur_ends[b]});
     first = upload_plan.blur_ends[b];
@@ -365,18 +369,17 @@ void CudaSiftExtractor::State::enqueue_banded_levels(const cuda::StagedFrame& st
 void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
   upload_plan = upload_bands_for(slot);
   const cuda::UploadBands upload{upload_plan.count, upload_plan.upload_ends.data(),
-                                 band_uploaded.data()};
+                                 slot.band_uploaded.data()};
   const cuda::StagedFrame staged =
       slot.staging.stage(slot.frame, device, uploads.unordered(), upload);
   level_plan = staged.in_bands ? level_bands_for(upload_plan) : cuda::LevelBandPlan{};
+  bands = staged.in_bands ? staged : cuda::StagedFrame{};
   if (staged.uploaded && !staged.in_bands)
     uploads.join(stream);
   const bool in_device_memory = slot.frame.memory == MemoryKind::kDevice || staged.uploaded;
+  if (staged.in_bands)
+    return;  // the graph makes the first levels band by band
   if (starts_from_bytes(slot.frame) && in_device_memory) {
-    if (staged.in_bands) {
-      enqueue_banded_levels(staged);
-      return;
-    }
     cuda::blur_two_levels_from_gray8(static_cast<const uint8_t*>(staged.data), staged.pitch_bytes,
                                      taps[0], taps[1], first_levels_targets(), stream);
     return;
@@ -455,6 +458,8 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
 // From the float frame to the slot's results and counts, with every length on the device: the
 // lists are sorted and scanned whole (their unused tails padded), kernels loop over the counts.
 void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
+  if (bands.data)
+    enqueue_banded_levels(slot);
   enqueue_scale_space();
   slot.sorted_bound = sorted_bound;
   const cuda::CandidateList list{candidates.get(), keys.get(),   indices.get(),
@@ -508,10 +513,14 @@ void CudaSiftExtractor::State::run_features(ResultSlot& slot) {
     enqueue_features(slot);
     return;
   }
-  if (slot.graph && slot.graph_first_level != graph_first_level())
+  const bool same_input = slot.graph_first_level == graph_first_level() &&
+                          slot.graph_bands.data == bands.data &&
+                          slot.graph_bands.pitch_bytes == bands.pitch_bytes;
+  if (slot.graph && !same_input)
     slot.destroy_graph();
   if (!slot.graph) {
     slot.graph_first_level = graph_first_level();
+    slot.graph_bands = bands;
     check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
           "cudaStreamBeginCapture");
     cudaGraph_t graph = nullptr;
