@@ -8,10 +8,11 @@
 
 namespace gpusift::cuda {
 
-// A band for every whole 512 KiB of a frame, up to eight: 1080p takes three, 2560x1920 and 4K
-// eight, 720p none (each band costs the host a few API calls, and small frames upload in less
-// time than the host takes to enqueue them).
-constexpr int kMaxUploadBands = 8;
+// A band for every whole 512 KiB of a frame, up to four: 1080p takes three, 2560x1920 and 4K
+// four, 720p none. Each band costs a copy and its event, and octave 0's kernels on a band's rows
+// run short of blocks: with eight, the upload's added time at 2560x1920 and 4K was 10-40 us
+// longer (jobs 53 and 55).
+constexpr int kMaxUploadBands = 4;
 constexpr size_t kUploadBandBytes = 512 * 1024;
 
 struct UploadBandPlan {
