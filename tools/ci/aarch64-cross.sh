@@ -34,7 +34,7 @@ suites=${GPUSIFT_AARCH64_SUITES:-}
 # Under qemu on CI's two cores the whole cpu suite takes too long (edge_cases alone 227 s, surf
 # longer): the default is every CPU test that runs in seconds to a minute there.
 tests=${GPUSIFT_AARCH64_TESTS:-sift_math cpu_vs_opencv homography color surf_math host_copy \
-features_file matcher ransac extractor_in_flight frame_overlap}
+features_file matcher ransac extractor_in_flight frame_overlap upload_band_plan}
 mirror=${GPUSIFT_DEBIAN_MIRROR:-http://deb.debian.org}
 t0=$SECONDS
 
