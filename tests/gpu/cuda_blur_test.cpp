@@ -33,6 +33,14 @@ struct DevicePlane {
     ASSERT_EQ(cudaMemcpy(image.data, host.data(), bytes(), cudaMemcpyHostToDevice), cudaSuccess);
     ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   }
+  // Pixel values drawn uniformly from 0 to 255, padding included.
+  void upload_random(std::mt19937& random) {
+    std::uniform_real_distribution<float> pixel(0.f, 255.f);
+    std::vector<float> host(static_cast<size_t>(image.stride) * image.height);
+    for (float& value : host)
+      value = pixel(random);
+    upload(host);
+  }
   ~DevicePlane() { cudaFree(image.data); }
   size_t bytes() const { return sizeof(float) * image.stride * image.height; }
   std::vector<float> download() const {
@@ -65,16 +73,12 @@ std::vector<std::pair<int, int>> sizes_for_every_tile_height() {
 
 TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
   std::mt19937 random(7);
-  std::uniform_real_distribution<float> pixel(0.f, 255.f);
   std::set<int> radii, tile_heights;
   for (const auto& [w, h] : sizes_for_every_tile_height()) {
     tile_heights.insert(cuda::one_pass_tile_height(w, h));
     DevicePlane source(w, h), scratch(w, h), one_pass_out(w, h), one_pass_dog(w, h), any_out(w, h),
         any_dog(w, h);
-    std::vector<float> host(static_cast<size_t>(source.image.stride) * h);
-    for (float& value : host)
-      value = pixel(random);
-    source.upload(host);
+    source.upload_random(random);
     for (float sigma = 0.2f; sigma < 4.6f; sigma += 0.1f) {
       const cuda::GaussianTaps taps = cuda::make_gaussian_taps(sigma);
       radii.insert(taps.radius);
@@ -98,15 +102,11 @@ TEST_F(CudaBlur, OnePassKernelsEqualTheKernelsForAnyRadius) {
 // bands of rows on its tiles, every tile height, gives one launch's bits.
 TEST_F(CudaBlur, OneLevelInRowBandsEqualsOneLaunch) {
   std::mt19937 random(23);
-  std::uniform_real_distribution<float> pixel(0.f, 255.f);
   for (const auto& [w, h] : sizes_for_every_tile_height()) {
     const int tile = cuda::one_pass_tile_height(w, h);
     DevicePlane source(w, h), scratch(w, h), whole(w, h), whole_dog(w, h), banded(w, h),
         banded_dog(w, h);
-    std::vector<float> host(static_cast<size_t>(source.image.stride) * h);
-    for (float& value : host)
-      value = pixel(random);
-    source.upload(host);
+    source.upload_random(random);
     const cuda::GaussianTaps taps = cuda::make_gaussian_taps(0.97f);
     cuda::gaussian_blur(source.image, scratch.image, whole.image, taps, &whole_dog.image,
                         stream_.get());
@@ -140,7 +140,6 @@ TEST_F(CudaBlur, OneLevelInRowBandsEqualsOneLaunch) {
 
 TEST_F(CudaBlur, DecimateAndBlurEqualsDecimatingThenBlurring) {
   std::mt19937 random(11);
-  std::uniform_real_distribution<float> pixel(0.f, 255.f);
   const int parent_widths[] = {2, 3, 15, 263, 700, 3841},
             parent_heights[] = {2, 9, 4, 130, 141, 2161};
   for (int size_index = 0; size_index < 6; ++size_index) {
@@ -148,10 +147,7 @@ TEST_F(CudaBlur, DecimateAndBlurEqualsDecimatingThenBlurring) {
     const int w = pw / 2, h = ph / 2;
     DevicePlane parent(pw, ph), scratch(w, h), level0(w, h), out(w, h), dog(w, h),
         expected_level0(w, h), expected_out(w, h), expected_dog(w, h);
-    std::vector<float> host(static_cast<size_t>(parent.image.stride) * ph);
-    for (float& value : host)
-      value = pixel(random);
-    parent.upload(host);
+    parent.upload_random(random);
     for (float sigma : {0.9f, 1.2263f, 1.9466f, 3.09f, 4.5f}) {
       const cuda::GaussianTaps taps = cuda::make_gaussian_taps(sigma);
       cuda::decimate_and_blur(parent.image, level0.image, scratch.image, out.image, taps, dog.image,
