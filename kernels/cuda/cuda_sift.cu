@@ -365,7 +365,8 @@ void CudaSiftExtractor::State::enqueue_banded_levels(ResultSlot& slot) {
 
 // Octave 0's first two levels come from the frame outside the slot's graph, which is captured
 // once while frames arrive at other addresses: a GRAY8 frame in device memory is blurred straight
-// from its bytes, others go through the float frame. With upscaling the graph starts there.
+// from its bytes, others go through the float frame. With upscaling the graph starts there. A
+// banded upload lands in the slot's own buffer, and the graph starts from its bytes.
 void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
   upload_plan = upload_bands_for(slot);
   const cuda::UploadBands upload{upload_plan.count, upload_plan.upload_ends.data(),
