@@ -36,6 +36,7 @@ namespace {
 constexpr int kStrideAlignment = 32;  // floats: rows start on 128-byte boundaries
 constexpr int kMinCandidateCapacity = 65536;
 constexpr int kInitialSortedBound = 8192;
+constexpr int kEarlyDetectedOctaves = 2;
 
 int aligned_stride(int width) {
   return (width + kStrideAlignment - 1) / kStrideAlignment * kStrideAlignment;
@@ -140,6 +141,8 @@ struct CudaSiftExtractor::State {
   cudaStream_t stream = nullptr;
   // Where an octave's levels above n_octave_layers run (see enqueue_scale_space).
   cuda::ForkedStream tails;
+  // Where the large octaves' extrema are detected while the small octaves are built.
+  cuda::ForkedStream early_detection;
   // Where host frames are uploaded, so that frame N + 1's copy overlaps frame N's kernels.
   cuda::ForkedStream uploads;
   // The current frame's upload bands, and the bands of octave 0's later levels made with them.
@@ -171,6 +174,11 @@ struct CudaSiftExtractor::State {
   cuda::UploadBandPlan upload_bands_for(const ResultSlot& slot) const;
   cuda::LevelBandPlan level_bands_for(const cuda::UploadBandPlan& upload) const;
   int graph_first_level() const { return 2 + level_plan.levels; }
+  // The small octaves' chain of short kernels leaves most of the GPU idle: the first octaves'
+  // detection, most of its work, runs beside it once their last DoG is made.
+  int early_detected_octaves() const {
+    return table.count > kEarlyDetectedOctaves ? kEarlyDetectedOctaves : 0;
+  }
   void enqueue_banded_levels(ResultSlot& slot);
   void enqueue_input(ResultSlot& slot);
   cuda::TwoLevelTargets first_levels_targets();
@@ -421,6 +429,11 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
   // makes both at once, those two levels never leave shared memory: only their DoGs are written.
   const int tail_level = params.n_octave_layers + 1;
   const bool tails_at_once = cuda::blurs_two_levels_at_once(taps[tail_level], taps[tail_level + 1]);
+  check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");
+  const cuda::CandidateList list{candidates.get(), keys.get(),         indices.get(),
+                                 counters.get(),   candidate_capacity, key_layout};
+  const float threshold = extremum_prethreshold(params.contrast_threshold, params.n_octave_layers);
+  const int early = early_detected_octaves();
   bool forked = false;
   for (int o = 0; o < table.count; ++o) {
     const DeviceImage& level0 = gaussian(o, 0);
@@ -445,15 +458,14 @@ void CudaSiftExtractor::State::enqueue_scale_space() {
       cuda::gaussian_blur(gaussian(o, l - 1), tail ? side_work : work, gaussian(o, l), taps[l],
                           &dog(o, l - 1), on);
     }
+    if (o < early)
+      cuda::detect_extrema(table, {o, o + 1}, refine, threshold, list, early_detection.fork(on));
   }
   if (forked)
     tails.join(stream);
-  check(cudaMemsetAsync(counters.get(), 0, sizeof(int) * kCountIndices, stream), "cudaMemsetAsync");
-  const cuda::CandidateList list{candidates.get(), keys.get(),         indices.get(),
-                                 counters.get(),   candidate_capacity, key_layout};
-  cuda::detect_extrema(table, refine,
-                       extremum_prethreshold(params.contrast_threshold, params.n_octave_layers),
-                       list, stream);
+  cuda::detect_extrema(table, {early, table.count}, refine, threshold, list, stream);
+  if (early > 0)
+    early_detection.join(stream);
 }
 
 // From the float frame to the slot's results and counts, with every length on the device: the
@@ -498,12 +510,14 @@ void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
   if (keep_max_keypoints)
     keep_at_most(params.max_keypoints, kMaxKept);
 
+  // Both write host memory where it is mapped: the keypoints' writes overlap the descriptors'.
+  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints};
+  cuda::publish_results(current, count, slot.capacity, targets, tails.fork(stream));
   if (row_bytes() > 0)
     cuda::describe_keypoints(table, current, count, slot.capacity, refine.first_octave,
                              params.descriptor, slot.descriptors.get(), slot.mapped_descriptors,
                              stream);
-  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints};
-  cuda::publish_results(current, count, slot.capacity, targets, stream);
+  tails.join(stream);
   check(cudaMemcpyAsync(slot.host_counts.get(), counters.get(), sizeof(int) * kCountIndices,
                         cudaMemcpyDeviceToHost, stream),
         "cudaMemcpyAsync (counts)");
@@ -665,6 +679,7 @@ CudaSiftExtractor::CudaSiftExtractor(const SiftParams& params, int device_id) : 
   s.sorted_bound = s.bound_for(0);
   s.allocate_lists();
   s.tails.create();
+  s.early_detection.create();
   s.uploads.create();
 }
 

@@ -1,6 +1,7 @@
 #include "bits_for.h"
 #include "cuda_check.h"
 #include "feature_kernels.h"
+#include "gpusift/error.h"
 
 namespace gpusift::cuda {
 
@@ -12,8 +13,10 @@ constexpr int kRowsPerThread = 4;
 constexpr int kTileHeight = kThreadRows * kRowsPerThread;
 constexpr int kDetectThreads = kTileWidth * kThreadRows;
 
-// Blocks of one launch enumerate octave, then tile of the octave's interior, then layer.
+// Blocks of one launch enumerate octave (of the launch's range), then tile of the octave's
+// interior, then layer.
 struct DetectGrid {
+  OctaveRange octaves;
   int first_block[kMaxOctaves + 1];
   int tiles_x[kMaxOctaves];
 };
@@ -50,7 +53,8 @@ struct TilePlace {
 __device__ TilePlace place_of_block(const OctaveTable& octaves, const DetectGrid& grid,
                                     int octave_layers) {
   TilePlace place{};
-  while (place.octave + 1 < octaves.count &&
+  place.octave = grid.octaves.first;
+  while (place.octave + 1 < grid.octaves.end &&
          static_cast<int>(blockIdx.x) >= grid.first_block[place.octave + 1])
     ++place.octave;
   const int local = blockIdx.x - grid.first_block[place.octave];
@@ -122,11 +126,14 @@ CandidateKeyLayout candidate_key_layout(int largest_width, int largest_height, i
   return key;
 }
 
-void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, float threshold,
-                    const CandidateList& out, cudaStream_t stream) {
+void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
+                    float threshold, const CandidateList& out, cudaStream_t stream) {
+  if (range.first < 0 || range.end > octaves.count || range.first > range.end)
+    throw Error(ErrorCode::kInvalidArgument, "detect_extrema: octave range outside the table");
   DetectGrid grid{};
+  grid.octaves = range;
   int blocks = 0;
-  for (int o = 0; o < octaves.count; ++o) {
+  for (int o = range.first; o < range.end; ++o) {
     grid.first_block[o] = blocks;
     const int inner_w = octaves.dog[o].width - 2 * kSiftImageBorder;
     const int inner_h = octaves.dog[o].height - 2 * kSiftImageBorder;
@@ -134,7 +141,7 @@ void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, fl
     const int tiles_y = inner_h > 0 ? (inner_h + kTileHeight - 1) / kTileHeight : 0;
     blocks += grid.tiles_x[o] * tiles_y * refine.n_octave_layers;
   }
-  grid.first_block[octaves.count] = blocks;
+  grid.first_block[range.end] = blocks;
   if (blocks == 0)
     return;
   detect_kernel<<<blocks, dim3(kTileWidth, kThreadRows), 0, stream>>>(octaves, grid, refine,

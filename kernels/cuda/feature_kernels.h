@@ -48,8 +48,15 @@ struct CandidateList {
   CandidateKeyLayout key;
 };
 
-void detect_extrema(const OctaveTable& octaves, const RefineSettings& refine, float threshold,
-                    const CandidateList& out, cudaStream_t stream);
+// Octaves first to end - 1 of a table.
+struct OctaveRange {
+  int first, end;
+};
+
+// Appends the refined extrema of the octaves in `range`. Launches on disjoint ranges may run
+// concurrently into one list.
+void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
+                    float threshold, const CandidateList& out, cudaStream_t stream);
 
 // Fills the unused tail of a candidate list, from min(*count, capacity) on, with keys above every
 // real one, so that the whole list can be sorted without the host knowing the count.
