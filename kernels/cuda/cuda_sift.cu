@@ -548,7 +548,8 @@ void CudaSiftExtractor::State::run_features(ResultSlot& slot) {
       throw;
     }
     check(cudaStreamEndCapture(stream, &graph), "cudaStreamEndCapture");
-    const cudaError_t status = cudaGraphInstantiate(&slot.graph, graph, 0);
+    const cudaError_t status =
+        cudaGraphInstantiate(&slot.graph, graph, cudaGraphInstantiateFlagUseNodePriority);
     cudaGraphDestroy(graph);
     check(status, "cudaGraphInstantiate");
   }

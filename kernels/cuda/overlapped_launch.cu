@@ -12,4 +12,10 @@ bool current_device_overlaps_launches() {
   return major >= 9;
 }
 
+int current_device_highest_priority() {
+  int least = 0, greatest = 0;
+  check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+  return greatest;
+}
+
 }  // namespace gpusift::cuda
