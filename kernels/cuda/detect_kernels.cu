@@ -50,8 +50,7 @@ struct TilePlace {
 // A tile's layers go to neighbouring blocks, which run together and so share the tile's DoG
 // reads in the caches: with the layers of an octave in turn, each layer came from DRAM up to
 // three times.
-__device__ TilePlace place_of_block(const OctaveTable& octaves, const DetectGrid& grid,
-                                    int octave_layers) {
+__device__ TilePlace place_of_block(const DetectGrid& grid, int octave_layers) {
   TilePlace place{};
   place.octave = grid.octaves.first;
   while (place.octave + 1 < grid.octaves.end &&
@@ -76,7 +75,7 @@ __global__ void __launch_bounds__(kDetectThreads, 5)
                   CandidateList out) {
   __shared__ TilePlace place;
   if (threadIdx.x == 0 && threadIdx.y == 0)
-    place = place_of_block(octaves, grid, refine.n_octave_layers);
+    place = place_of_block(grid, refine.n_octave_layers);
   __syncthreads();
   const int octave = place.octave, layer = place.layer;
   const LayerStackView& dog = octaves.dog[octave];
