@@ -139,7 +139,8 @@ struct CudaSiftExtractor::State {
   int finished = -1;            // the slot of the last finished frame
   int finished_count = 0;
   cudaStream_t stream = nullptr;
-  // Where an octave's levels above n_octave_layers run (see enqueue_scale_space).
+  // Where an octave's levels above n_octave_layers run (see enqueue_scale_space), and later the
+  // keypoints' publishing beside the descriptors.
   cuda::ForkedStream tails;
   // Where the large octaves' extrema are detected while the small octaves are built.
   cuda::ForkedStream early_detection;
