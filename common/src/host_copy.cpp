@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 
 namespace gpusift {
@@ -36,6 +37,27 @@ void copy_in_parallel(const void* src, size_t bytes, void* dst) {
     const size_t first = std::min(bytes, static_cast<size_t>(t) * slice);
     std::memcpy(to + first, from + first, std::min(slice, bytes - first));
   }
+}
+
+bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, void* dst,
+                          const std::function<bool(int)>& wait_for_piece) {
+  if (bytes == 0)
+    return true;
+  const int pieces = static_cast<int>((bytes + piece_bytes - 1) / piece_bytes);
+  const int threads = std::min({pieces, kMaxCopyThreads, omp_get_max_threads()});
+  const auto* from = static_cast<const unsigned char*>(src);
+  auto* to = static_cast<unsigned char*>(dst);
+  std::atomic<bool> complete{true};
+#pragma omp parallel for num_threads(threads) schedule(static, 1)
+  for (int piece = 0; piece < pieces; ++piece) {
+    if (!complete.load(std::memory_order_relaxed) || !wait_for_piece(piece)) {
+      complete = false;
+      continue;
+    }
+    const size_t first = static_cast<size_t>(piece) * piece_bytes;
+    std::memcpy(to + first, from + first, std::min(piece_bytes, bytes - first));
+  }
+  return complete;
 }
 
 }  // namespace gpusift

@@ -23,6 +23,8 @@ class Event {
     check(cudaEventRecord(event_, stream), "cudaEventRecord");
   }
   void synchronize() { check(cudaEventSynchronize(event_), "cudaEventSynchronize"); }
+  // Whether the work before the last record() has finished, or failed.
+  bool finished() const { return cudaEventQuery(event_) != cudaErrorNotReady; }
   // Work enqueued on `stream` from now on waits for the last record().
   void wait_on(cudaStream_t stream) {
     check(cudaStreamWaitEvent(stream, event_, 0), "cudaStreamWaitEvent");

@@ -189,6 +189,33 @@ __device__ float described_value(const float* hist, DescriptorFormat format, flo
   return value;
 }
 
+__device__ void write_descriptor_value(float value, size_t index, DescriptorFormat format,
+                                       void* descriptors, void* host_descriptors) {
+  if (format == DescriptorFormat::kUint8) {
+    const uint8_t byte = descriptor_byte(value);
+    static_cast<uint8_t*>(descriptors)[index] = byte;
+    if (host_descriptors)
+      static_cast<uint8_t*>(host_descriptors)[index] = byte;
+  } else {
+    static_cast<float*>(descriptors)[index] = value;
+    if (host_descriptors)
+      static_cast<float*>(host_descriptors)[index] = value;
+  }
+}
+
+// Thread 0 of a block, once its row is written: the block's stores are released before the
+// chunk's count, and the block that completes the chunk releases all of them to the host before
+// its word.
+__device__ void count_described_row(const DescribedRowSignals& signals, int row, int rows) {
+  const int chunk = row / kDescribedRowsPerChunk;
+  const int in_chunk = min(kDescribedRowsPerChunk, rows - chunk * kDescribedRowsPerChunk);
+  __threadfence();
+  if (atomicAdd(&signals.rows_done[chunk], 1) + 1 != in_chunk)
+    return;
+  __threadfence_system();
+  *static_cast<volatile int*>(&signals.ready[chunk]) = rows + 1;
+}
+
 // Blocks take keypoints in turn. A block's warps take the window's rows in turn, the lanes of a
 // warp neighbouring columns of the row (coalesced loads), only the columns that can fall into the
 // descriptor; each sample's trilinear contributions go to a fixed-point histogram in shared
@@ -196,7 +223,7 @@ __device__ float described_value(const float* hist, DescriptorFormat format, flo
 __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
     descriptor_kernel(OctaveTable octaves, const Keypoint* keypoints, const int* count,
                       int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                      void* host_descriptors, HistogramSums sums) {
+                      void* host_descriptors, HistogramSums sums, DescribedRowSignals signals) {
   __shared__ unsigned low[kHistogramCopies * kDescriptorHistLength];
   __shared__ unsigned high[kHistogramCopies * kDescriptorHistLength];
   __shared__ float hist[kDescriptorHistLength];
@@ -209,6 +236,10 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
   const SlotOrder order(lane % kLanesPerCopy, lane / kLanesPerCopy);
 
   const int n = min(*count, capacity);
+  if (signals.ready && n == 0 && blockIdx.x == 0 && t == 0) {
+    __threadfence_system();
+    *static_cast<volatile int*>(&signals.ready[0]) = 1;
+  }
   for (int row = blockIdx.x; row < n; row += gridDim.x) {
     for (int b = t; b < kHistogramCopies * kDescriptorHistLength; b += kThreadsPerKeypoint) {
       low[b] = 0;
@@ -247,18 +278,13 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
     }
     __syncthreads();
     const float value = described_value(hist, format, partial);
-    if (t >= kDescriptorLength)
-      continue;
-    const size_t index = static_cast<size_t>(row) * kDescriptorLength + t;
-    if (format == DescriptorFormat::kUint8) {
-      const uint8_t byte = descriptor_byte(value);
-      static_cast<uint8_t*>(descriptors)[index] = byte;
-      if (host_descriptors)
-        static_cast<uint8_t*>(host_descriptors)[index] = byte;
-    } else {
-      static_cast<float*>(descriptors)[index] = value;
-      if (host_descriptors)
-        static_cast<float*>(host_descriptors)[index] = value;
+    if (t < kDescriptorLength)
+      write_descriptor_value(value, static_cast<size_t>(row) * kDescriptorLength + t, format,
+                             descriptors, host_descriptors);
+    if (signals.ready) {
+      __syncthreads();
+      if (t == 0)
+        count_described_row(signals, row, n);
     }
   }
 }
@@ -292,12 +318,13 @@ constexpr int kPublishThreads = 256;
 
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
                         int capacity, int first_octave, DescriptorFormat format, void* descriptors,
-                        void* host_descriptors, cudaStream_t stream, HistogramSums sums) {
+                        void* host_descriptors, cudaStream_t stream, HistogramSums sums,
+                        const DescribedRowSignals& signals) {
   if (capacity == 0)
     return;
   descriptor_kernel<<<std::min(capacity, kDescriptorBlocks), kThreadsPerKeypoint, 0, stream>>>(
       octaves, keypoints, count, capacity, first_octave, format, descriptors, host_descriptors,
-      sums);
+      sums, signals);
   check_launch("descriptor_kernel");
 }
 

@@ -85,13 +85,29 @@ GPUSIFT_HD bool descriptor_window_fits_halves(int radius) {
   return (2LL * radius + 1) * (2LL * radius + 1) < (1LL << 15);
 }
 
+// How the descriptor kernel tells the host that rows have reached host memory, a chunk of
+// kDescribedRowsPerChunk rows at a time, so that the host copies them on while later rows are
+// made. rows_done holds a counter per chunk and ready a word per chunk (the device address of
+// pinned memory), all zero beforehand. Once the last row of chunk c is written, ready[c] becomes
+// n + 1, n = min(*count, capacity) the number of rows; with no rows, ready[0] becomes 1.
+inline constexpr int kDescribedRowsPerChunk = 128;
+struct DescribedRowSignals {
+  int* rows_done = nullptr;
+  int* ready = nullptr;
+};
+inline int described_row_chunks(int capacity) {
+  return capacity > 0 ? (capacity + kDescribedRowsPerChunk - 1) / kDescribedRowsPerChunk : 1;
+}
+
 // Descriptor rows for keypoints[0..min(*count, capacity)) in the requested format (not kNone),
 // to `descriptors` and, unless null, to `host_descriptors` (the device address of pinned memory:
-// the rows cross the bus while other keypoints are described).
+// the rows cross the bus while other keypoints are described), signalling each chunk of them
+// where `signals.ready` is set.
 void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, const int* count,
                         int capacity, int first_octave, DescriptorFormat format, void* descriptors,
                         void* host_descriptors, cudaStream_t stream,
-                        HistogramSums sums = HistogramSums::kHalvesWhereTheyFit);
+                        HistogramSums sums = HistogramSums::kHalvesWhereTheyFit,
+                        const DescribedRowSignals& signals = {});
 
 // The first min(*count, capacity) keypoints to `device_keypoints` and to the mapped pinned
 // `host_keypoints`.

@@ -1,12 +1,17 @@
-// copy_in_parallel and copy_to_vector: every byte lands, at sizes below, at and above the point
-// where the copy goes parallel, for any alignment, and with more or fewer threads.
+// copy_in_parallel, copy_pieces_as_ready and copy_to_vector: every byte lands, at sizes below, at
+// and above the point where the copy goes parallel, for any alignment, and with more or fewer
+// threads; a piece is copied only once it is ready.
 #include "gpusift/host_copy.h"
 
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <numeric>
+#include <thread>
 #include <vector>
 
 namespace gpusift::testing {
@@ -47,6 +52,43 @@ TEST(HostCopy, SameResultWithOneOrManyThreads) {
     EXPECT_EQ(target, source) << threads << " threads";
   }
   omp_set_num_threads(previous);
+}
+
+TEST(HostCopy, PiecesLandWholeOnlyOnceEachIsReady) {
+  constexpr size_t kPiece = 64 * 1024;
+  const std::vector<uint8_t> source = pattern(13 * kPiece + 5);
+  std::vector<uint8_t> growing(source.size(), 0);
+  const int pieces = 14;
+  std::vector<std::atomic<int>> ready(pieces);
+  // A writer fills the source piece by piece, marking each ready, as the device does.
+  std::thread writer([&] {
+    for (int p = 0; p < pieces; ++p) {
+      const size_t first = p * kPiece, end = std::min(source.size(), first + kPiece);
+      std::copy(source.begin() + first, source.begin() + end, growing.begin() + first);
+      ready[p].store(1, std::memory_order_release);
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  std::vector<uint8_t> target(source.size(), 0xEE);
+  const bool complete =
+      copy_pieces_as_ready(growing.data(), growing.size(), kPiece, target.data(), [&](int piece) {
+        while (ready[piece].load(std::memory_order_acquire) == 0) {
+        }
+        return true;
+      });
+  writer.join();
+  EXPECT_TRUE(complete);
+  EXPECT_EQ(target, source);
+}
+
+TEST(HostCopy, PiecesStopWhenAWaitGivesUp) {
+  const std::vector<uint8_t> source = pattern(10 * 4096);
+  std::vector<uint8_t> target(source.size(), 0xEE);
+  const bool complete = copy_pieces_as_ready(source.data(), source.size(), 4096, target.data(),
+                                             [](int piece) { return piece < 3; });
+  EXPECT_FALSE(complete);
+  EXPECT_TRUE(
+      copy_pieces_as_ready(source.data(), 0, 4096, target.data(), [](int) { return false; }));
 }
 
 TEST(HostCopy, VectorTakesTheSourceSizeWhetherGrowingOrShrinking) {

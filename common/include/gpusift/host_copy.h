@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <vector>
 
 namespace gpusift {
@@ -11,6 +12,13 @@ namespace gpusift {
 // frame's float descriptors (about 1 MB) are copied twice per frame on a pipeline's streaming
 // thread.
 void copy_in_parallel(const void* src, size_t bytes, void* dst);
+
+// dst[0..bytes) = src[0..bytes), piece by piece as each may be read: a piece is piece_bytes
+// long (the last one shorter), and wait_for_piece(i) returns once piece i may be read, or false
+// to give up. Up to 4 OpenMP threads take the pieces in turn, each waiting for its own, so that
+// the copy keeps pace with whatever writes the source. False when a wait gave up.
+bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, void* dst,
+                          const std::function<bool(int)>& wait_for_piece);
 
 // `out` becomes src[0..count). std::vector zero-fills only growth past out's current size, so a
 // Features kept from frame to frame (see Features::clear_keeping_descriptor_sizes) rarely pays
