@@ -40,24 +40,59 @@ void copy_in_parallel(const void* src, size_t bytes, void* dst) {
 }
 
 bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, void* dst,
-                          const std::function<bool(int)>& wait_for_piece) {
+                          const std::function<bool(int)>& piece_ready,
+                          const std::function<bool()>& writer_running) {
   if (bytes == 0)
     return true;
   const int pieces = static_cast<int>((bytes + piece_bytes - 1) / piece_bytes);
-  const int threads = std::min({pieces, kMaxCopyThreads, omp_get_max_threads()});
   const auto* from = static_cast<const unsigned char*>(src);
   auto* to = static_cast<unsigned char*>(dst);
-  std::atomic<bool> complete{true};
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int piece = 0; piece < pieces; ++piece) {
-    if (!complete.load(std::memory_order_relaxed) || !wait_for_piece(piece)) {
-      complete = false;
-      continue;
+  std::atomic<bool> given_up{false};
+  std::atomic<int> copied{0};
+  // Waits for the piece, unless the copy is given up meanwhile, then copies it.
+  const auto take = [&](int piece, const std::function<bool()>& keep_waiting) {
+    while (!piece_ready(piece)) {
+      if (!keep_waiting() && !piece_ready(piece))
+        return false;
     }
+    std::atomic_thread_fence(std::memory_order_acquire);
     const size_t first = static_cast<size_t>(piece) * piece_bytes;
     std::memcpy(to + first, from + first, std::min(piece_bytes, bytes - first));
+    copied.fetch_add(1, std::memory_order_release);
+    return true;
+  };
+  const std::function<bool()> not_given_up = [&] {
+    return !given_up.load(std::memory_order_relaxed);
+  };
+  // Once the writer has stopped, whatever it wrote is visible: a piece not ready then never is.
+  const std::function<bool()> writer_still_running = [&] {
+    if (writer_running())
+      return true;
+    for (int piece = 0; piece < pieces; ++piece) {
+      if (!piece_ready(piece))
+        given_up = true;
+    }
+    return false;
+  };
+  const int copiers = std::min({pieces, kMaxCopyThreads, omp_get_max_threads()});
+#pragma omp parallel num_threads(copiers + 1)
+  {
+    const int team_copiers = omp_get_num_threads() - 1;
+    const int me = omp_get_thread_num();
+    if (team_copiers == 0) {
+      // Inside another parallel region the caller is alone: it copies in order.
+      for (int piece = 0; piece < pieces && take(piece, writer_still_running); ++piece) {
+      }
+    } else if (me == 0) {
+      while (copied.load(std::memory_order_acquire) < pieces && !given_up &&
+             writer_still_running()) {
+      }
+    } else {
+      for (int piece = me - 1; piece < pieces && take(piece, not_given_up); piece += team_copiers) {
+      }
+    }
   }
-  return complete;
+  return !given_up && copied.load() == pieces;
 }
 
 }  // namespace gpusift

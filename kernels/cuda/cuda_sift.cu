@@ -669,11 +669,13 @@ void CudaSiftExtractor::State::copy_rows_as_described(ResultSlot& slot, Features
     return;
   const int rows = first_word - 1;
   uint8_t* into = sized_descriptors(rows, out);
-  const auto chunk_ready = [&](int chunk) {
-    return chunk == 0 || wait_for_device_word(&ready[chunk], slot.done) != 0;
+  const auto chunk_ready = [ready](int chunk) {
+    return static_cast<const volatile int*>(ready)[chunk] != 0;
   };
+  const auto describing = [&slot] { return !slot.done.finished(); };
   if (copy_pieces_as_ready(slot.host_descriptors.get(), static_cast<size_t>(rows) * row_bytes(),
-                           cuda::kDescribedRowsPerChunk * row_bytes(), into, chunk_ready))
+                           cuda::kDescribedRowsPerChunk * row_bytes(), into, chunk_ready,
+                           describing))
     slot.rows_copied = rows;
 }
 

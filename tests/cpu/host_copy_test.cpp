@@ -54,41 +54,67 @@ TEST(HostCopy, SameResultWithOneOrManyThreads) {
   omp_set_num_threads(previous);
 }
 
+// A writer fills `source`'s copy piece by piece, marking each ready, as the device does.
+class PieceWriter {
+ public:
+  PieceWriter(const std::vector<uint8_t>& source, size_t piece_bytes)
+      : written(source.size(), 0), ready_((source.size() + piece_bytes - 1) / piece_bytes) {
+    thread_ = std::thread([this, &source, piece_bytes] {
+      for (size_t p = 0; p < ready_.size(); ++p) {
+        const size_t first = p * piece_bytes, end = std::min(source.size(), first + piece_bytes);
+        std::copy(source.begin() + first, source.begin() + end, written.begin() + first);
+        ready_[p].store(1, std::memory_order_release);
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      }
+      running_ = false;
+    });
+  }
+  ~PieceWriter() { thread_.join(); }
+  bool ready(int piece) const { return ready_[piece].load(std::memory_order_acquire) != 0; }
+  bool running() const { return running_; }
+
+  std::vector<uint8_t> written;
+
+ private:
+  std::vector<std::atomic<int>> ready_;
+  std::atomic<bool> running_{true};
+  std::thread thread_;
+};
+
 TEST(HostCopy, PiecesLandWholeOnlyOnceEachIsReady) {
   constexpr size_t kPiece = 64 * 1024;
   const std::vector<uint8_t> source = pattern(13 * kPiece + 5);
-  std::vector<uint8_t> growing(source.size(), 0);
-  const int pieces = 14;
-  std::vector<std::atomic<int>> ready(pieces);
-  // A writer fills the source piece by piece, marking each ready, as the device does.
-  std::thread writer([&] {
-    for (int p = 0; p < pieces; ++p) {
-      const size_t first = p * kPiece, end = std::min(source.size(), first + kPiece);
-      std::copy(source.begin() + first, source.begin() + end, growing.begin() + first);
-      ready[p].store(1, std::memory_order_release);
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
+  for (const bool nested : {false, true}) {
+    PieceWriter writer(source, kPiece);
+    std::vector<uint8_t> target(source.size(), 0xEE);
+    bool complete = false;
+    // Inside another active parallel region the caller copies alone.
+    const int levels = omp_get_max_active_levels();
+    omp_set_max_active_levels(1);
+#pragma omp parallel num_threads(2) if (nested)
+    if (omp_get_thread_num() == 0) {
+      complete = copy_pieces_as_ready(
+          writer.written.data(), source.size(), kPiece, target.data(),
+          [&](int piece) { return writer.ready(piece); }, [&] { return writer.running(); });
     }
-  });
-  std::vector<uint8_t> target(source.size(), 0xEE);
-  const bool complete =
-      copy_pieces_as_ready(growing.data(), growing.size(), kPiece, target.data(), [&](int piece) {
-        while (ready[piece].load(std::memory_order_acquire) == 0) {
-        }
-        return true;
-      });
-  writer.join();
-  EXPECT_TRUE(complete);
-  EXPECT_EQ(target, source);
+    omp_set_max_active_levels(levels);
+    EXPECT_TRUE(complete) << (nested ? "nested" : "alone");
+    EXPECT_EQ(target, source) << (nested ? "nested" : "alone");
+  }
 }
 
-TEST(HostCopy, PiecesStopWhenAWaitGivesUp) {
+TEST(HostCopy, PiecesGiveUpOnlyWhenTheWriterStopsWithAPieceMissing) {
   const std::vector<uint8_t> source = pattern(10 * 4096);
   std::vector<uint8_t> target(source.size(), 0xEE);
-  const bool complete = copy_pieces_as_ready(source.data(), source.size(), 4096, target.data(),
-                                             [](int piece) { return piece < 3; });
-  EXPECT_FALSE(complete);
-  EXPECT_TRUE(
-      copy_pieces_as_ready(source.data(), 0, 4096, target.data(), [](int) { return false; }));
+  const auto stopped = [] { return false; };
+  EXPECT_FALSE(copy_pieces_as_ready(
+      source.data(), source.size(), 4096, target.data(), [](int piece) { return piece != 7; },
+      stopped));
+  EXPECT_TRUE(copy_pieces_as_ready(
+      source.data(), source.size(), 4096, target.data(), [](int) { return true; }, stopped));
+  EXPECT_EQ(target, source);
+  EXPECT_TRUE(copy_pieces_as_ready(
+      source.data(), 0, 4096, target.data(), [](int) { return false; }, stopped));
 }
 
 TEST(HostCopy, VectorTakesTheSourceSizeWhetherGrowingOrShrinking) {

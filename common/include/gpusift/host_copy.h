@@ -13,12 +13,15 @@ namespace gpusift {
 // thread.
 void copy_in_parallel(const void* src, size_t bytes, void* dst);
 
-// dst[0..bytes) = src[0..bytes), piece by piece as each may be read: a piece is piece_bytes
-// long (the last one shorter), and wait_for_piece(i) returns once piece i may be read, or false
-// to give up. Up to 4 OpenMP threads take the pieces in turn, each waiting for its own, so that
-// the copy keeps pace with whatever writes the source. False when a wait gave up.
+// dst[0..bytes) = src[0..bytes), piece by piece as each may be read: a piece is piece_bytes long
+// (the last one shorter), and piece_ready(i), which any thread may call, says whether piece i may
+// be read. Up to 4 OpenMP threads take the pieces in turn, each waiting for its own, so that the
+// copy keeps pace with whatever writes the source. Meanwhile only the calling thread calls
+// writer_running() (a CUDA query, say, which belongs on the thread whose device is current), and
+// the copy gives up once it returns false with a piece still not ready. False when it gave up.
 bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, void* dst,
-                          const std::function<bool(int)>& wait_for_piece);
+                          const std::function<bool(int)>& piece_ready,
+                          const std::function<bool()>& writer_running);
 
 // `out` becomes src[0..count). std::vector zero-fills only growth past out's current size, so a
 // Features kept from frame to frame (see Features::clear_keeping_descriptor_sizes) rarely pays
