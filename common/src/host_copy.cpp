@@ -51,10 +51,8 @@ bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, voi
   std::atomic<int> copied{0};
   // Waits for the piece, unless the copy is given up meanwhile, then copies it.
   const auto take = [&](int piece, const std::function<bool()>& keep_waiting) {
-    while (!piece_ready(piece)) {
-      if (!keep_waiting() && !piece_ready(piece))
-        return false;
-    }
+    if (!wait_while_writer_runs([&] { return piece_ready(piece); }, keep_waiting))
+      return false;
     std::atomic_thread_fence(std::memory_order_acquire);
     const size_t first = static_cast<size_t>(piece) * piece_bytes;
     std::memcpy(to + first, from + first, std::min(piece_bytes, bytes - first));

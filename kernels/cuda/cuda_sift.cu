@@ -60,14 +60,12 @@ size_t descriptor_bytes(DescriptorFormat format) {
 // work before `done` finishes, or fails, without writing it.
 int wait_for_device_word(const int* word, const cuda::Event& done) {
   const volatile int* watched = word;
-  for (unsigned spin = 1;; ++spin) {
-    const bool given_up = spin % 256 == 0 && done.finished();
-    const int value = *watched;  // read after the query: a word written before `done` is seen
-    if (value != 0 || given_up) {
-      std::atomic_thread_fence(std::memory_order_acquire);
-      return value;
-    }
-  }
+  int value = 0;
+  const unsigned spins_per_query = 256;
+  wait_while_writer_runs([&] { return (value = *watched) != 0; },
+                         [&done] { return !done.finished(); }, spins_per_query);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return value;
 }
 
 }  // namespace
@@ -169,8 +167,9 @@ struct CudaSiftExtractor::State {
   // The current frame's upload bands, and the bands of octave 0's later levels made with them.
   cuda::UploadBandPlan upload_plan;
   cuda::LevelBandPlan level_plan;
-  cuda::StagedFrame bands{};  // the current frame's banded upload, or none
-  int level_tile_rows = 0;    // of octave 0's one-pass blurs
+  cuda::StagedFrame bands{};       // the current frame's banded upload, or none
+  int level_tile_rows = 0;         // of octave 0's one-pass blurs
+  int first_levels_tile_rows = 0;  // of octave 0's first two levels, where one kernel makes both
 
   ~State() { drop_frames(); }
 
@@ -342,6 +341,7 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
     cursor += plane * dogs();
   }
   level_tile_rows = cuda::one_pass_tile_height(base_w, base_h);
+  first_levels_tile_rows = cuda::two_level_tile_rows(taps[0], taps[1], base_w, base_h);
   width = frame_width;
   height = frame_height;
 }
@@ -358,7 +358,7 @@ cuda::UploadBandPlan CudaSiftExtractor::State::upload_bands_for(const ResultSlot
   if (!starts_from_bytes(frame) || frame.memory != MemoryKind::kHost ||
       slot.staging.map_host_frames())
     return cuda::UploadBandPlan{};
-  return cuda::plan_upload_bands(frame.width, frame.height, cuda::kTwoLevelTileRows);
+  return cuda::plan_upload_bands(frame.width, frame.height, first_levels_tile_rows);
 }
 
 // Behind a banded upload, octave 0's levels up to the one the next octave starts from follow the
@@ -383,9 +383,9 @@ void CudaSiftExtractor::State::enqueue_banded_levels(ResultSlot& slot) {
   std::array<int, cuda::kMaxBandedLevels> later_first{};
   for (int b = 0; b < upload_plan.count; ++b) {
     slot.band_uploaded[b].wait_on_from_graph(stream);
-    cuda::blur_two_levels_from_gray8(bytes, bands.pitch_bytes, taps[0], taps[1],
-                                     first_levels_targets(), stream,
-                                     cuda::RowRange{first, upload_plan.blur_ends[b]});
+    cuda::blur_two_levels_from_gray8(
+        bytes, bands.pitch_bytes, taps[0], taps[1], first_levels_targets(), stream,
+        cuda::RowRange{first, upload_plan.blur_ends[b]}, first_levels_tile_rows);
     first = upload_plan.blur_ends[b];
     for (int k = 0; k < level_plan.levels; ++k) {
       const int l = 2 + k;
@@ -416,7 +416,8 @@ void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
     return;  // the graph makes the first levels band by band
   if (starts_from_bytes(slot.frame) && in_device_memory) {
     cuda::blur_two_levels_from_gray8(static_cast<const uint8_t*>(staged.data), staged.pitch_bytes,
-                                     taps[0], taps[1], first_levels_targets(), stream);
+                                     taps[0], taps[1], first_levels_targets(), stream,
+                                     cuda::RowRange{}, first_levels_tile_rows);
     return;
   }
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
@@ -431,7 +432,8 @@ cuda::TwoLevelTargets CudaSiftExtractor::State::first_levels_targets() {
 
 void CudaSiftExtractor::State::enqueue_first_levels(const DeviceImage& start) {
   if (cuda::blurs_two_levels_at_once(taps[0], taps[1])) {
-    cuda::blur_two_levels(start, taps[0], taps[1], first_levels_targets(), stream);
+    cuda::blur_two_levels(start, taps[0], taps[1], first_levels_targets(), stream,
+                          first_levels_tile_rows);
     return;
   }
   const DeviceImage& level0 = gaussian(0, 0);

@@ -203,17 +203,21 @@ __device__ void write_descriptor_value(float value, size_t index, DescriptorForm
   }
 }
 
+// The host's word of a chunk, after every store made visible to this thread is released to the
+// host: `rows` + 1, so that even a frame without rows sets a word.
+__device__ void signal_chunk_ready(const DescribedRowSignals& signals, int chunk, int rows) {
+  __threadfence_system();
+  *static_cast<volatile int*>(&signals.ready[chunk]) = rows + 1;
+}
+
 // Thread 0 of a block, once its row is written: the block's stores are released before the
-// chunk's count, and the block that completes the chunk releases all of them to the host before
-// its word.
+// chunk's count, and the block that completes the chunk releases all of them to the host.
 __device__ void count_described_row(const DescribedRowSignals& signals, int row, int rows) {
   const int chunk = row / kDescribedRowsPerChunk;
   const int in_chunk = min(kDescribedRowsPerChunk, rows - chunk * kDescribedRowsPerChunk);
   __threadfence();
-  if (atomicAdd(&signals.rows_done[chunk], 1) + 1 != in_chunk)
-    return;
-  __threadfence_system();
-  *static_cast<volatile int*>(&signals.ready[chunk]) = rows + 1;
+  if (atomicAdd(&signals.rows_done[chunk], 1) + 1 == in_chunk)
+    signal_chunk_ready(signals, chunk, rows);
 }
 
 // Blocks take keypoints in turn. A block's warps take the window's rows in turn, the lanes of a
@@ -236,10 +240,8 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
   const SlotOrder order(lane % kLanesPerCopy, lane / kLanesPerCopy);
 
   const int n = min(*count, capacity);
-  if (signals.ready && n == 0 && blockIdx.x == 0 && t == 0) {
-    __threadfence_system();
-    *static_cast<volatile int*>(&signals.ready[0]) = 1;
-  }
+  if (signals.ready && n == 0 && blockIdx.x == 0 && t == 0)
+    signal_chunk_ready(signals, 0, 0);
   for (int row = blockIdx.x; row < n; row += gridDim.x) {
     for (int b = t; b < kHistogramCopies * kDescriptorHistLength; b += kThreadsPerKeypoint) {
       low[b] = 0;

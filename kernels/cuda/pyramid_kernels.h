@@ -57,23 +57,30 @@ struct TwoLevelTargets {
   DeviceImage dog;
   DeviceImage first_dog;
 };
-// The two-level kernel's tile height; more than its two blurs' halo, so that the rows of a band
-// need their source only up to one tile past their end.
-constexpr int kTwoLevelTileRows = 16;
-// Output rows first .. end-1 (end past the image: to its last row); first a multiple of
-// kTwoLevelTileRows.
+// The two-level kernel's tile heights, both more than its two blurs' halo, so that the rows of a
+// band need their source only up to one tile past their end.
+constexpr int kTwoLevelShortTileRows = 16;
+constexpr int kTwoLevelTallTileRows = 32;
+// Output rows first .. end-1 (end past the image: to its last row); first a multiple of the
+// tile height.
 struct RowRange {
   int first = 0;
   int end = std::numeric_limits<int>::max();
 };
 bool blurs_two_levels_at_once(const GaussianTaps& first, const GaussianTaps& second);
+// The tile height that the two functions below take for a level of this size on the current
+// device when given none (0).
+int two_level_tile_rows(const GaussianTaps& first, const GaussianTaps& second, int width,
+                        int height);
+// tile_rows: 0, kTwoLevelShortTileRows, or kTwoLevelTallTileRows where the device has the shared
+// memory; others throw kInvalidArgument. The results do not depend on it.
 void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const GaussianTaps& second,
-                     const TwoLevelTargets& out, cudaStream_t stream);
+                     const TwoLevelTargets& out, cudaStream_t stream, int tile_rows = 0);
 // The same from a GRAY8 frame in device memory, whose bytes are the float image's values; only
-// the output rows in `rows`, which read the frame up to kTwoLevelTileRows rows past their end.
+// the output rows in `rows`, which read the frame up to a tile's rows past their end.
 void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
                                 const GaussianTaps& second, const TwoLevelTargets& out,
-                                cudaStream_t stream, RowRange rows = RowRange{});
+                                cudaStream_t stream, RowRange rows = RowRange{}, int tile_rows = 0);
 // gaussian_blur's one-pass kernel on output rows `rows` only, which read `src` up to the radius
 // past them; rows.first a multiple of one_pass_tile_height(dst.width, dst.height). Throws
 // kInvalidArgument where blur_needs_scratch(taps) or rows.first is not on a tile.

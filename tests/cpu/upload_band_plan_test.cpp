@@ -24,21 +24,24 @@ TEST(UploadBandPlan, SplitsFramesOfAMebibyteAndMoreIntoBandsThatCoverTheirBlur) 
   EXPECT_EQ(cuda::plan_upload_bands(1921, 1083, kTile).count, 3);
   EXPECT_EQ(cuda::plan_upload_bands(2560, 1920, kTile).count, cuda::kMaxUploadBands);
   EXPECT_EQ(cuda::plan_upload_bands(1 << 20, 8, kTile).count, 0) << "a single tile of rows";
-  for (const auto& size : kSizes) {
-    const int width = size[0], height = size[1];
-    const cuda::UploadBandPlan plan = cuda::plan_upload_bands(width, height, kTile);
-    SCOPED_TRACE(std::to_string(width) + "x" + std::to_string(height));
-    ASSERT_GE(plan.count, 2);
-    ASSERT_LE(plan.count, cuda::kMaxUploadBands);
-    int blur_start = 0;
-    for (int b = 0; b < plan.count; ++b) {
-      EXPECT_EQ(blur_start % kTile, 0) << "band " << b;
-      EXPECT_GT(plan.blur_ends[b], blur_start) << "band " << b;
-      EXPECT_GE(plan.upload_ends[b], std::min(plan.blur_ends[b] + kTile, height)) << "band " << b;
-      blur_start = plan.blur_ends[b];
+  for (const int tile : {16, 32}) {  // the two-level kernel's short and tall tiles
+    for (const auto& size : kSizes) {
+      const int width = size[0], height = size[1];
+      const cuda::UploadBandPlan plan = cuda::plan_upload_bands(width, height, tile);
+      SCOPED_TRACE(std::to_string(width) + "x" + std::to_string(height) + ", tiles of " +
+                   std::to_string(tile) + " rows");
+      ASSERT_GE(plan.count, 2);
+      ASSERT_LE(plan.count, cuda::kMaxUploadBands);
+      int blur_start = 0;
+      for (int b = 0; b < plan.count; ++b) {
+        EXPECT_EQ(blur_start % tile, 0) << "band " << b;
+        EXPECT_GT(plan.blur_ends[b], blur_start) << "band " << b;
+        EXPECT_GE(plan.upload_ends[b], std::min(plan.blur_ends[b] + tile, height)) << "band " << b;
+        blur_start = plan.blur_ends[b];
+      }
+      EXPECT_EQ(plan.blur_ends[plan.count - 1], height);
+      EXPECT_EQ(plan.upload_ends[plan.count - 1], height);
     }
-    EXPECT_EQ(plan.blur_ends[plan.count - 1], height);
-    EXPECT_EQ(plan.upload_ends[plan.count - 1], height);
   }
 }
 

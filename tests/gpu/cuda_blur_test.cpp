@@ -173,6 +173,9 @@ const std::pair<float, float> kTwoLevelSigmas[] = {
     {0.6245f, 0.6131f}, {1.2263f, 1.5450f}, {1.5199f, 1.2263f}, {1.2490f, 1.2263f},
     {0.2f, 0.2f},       {1.8f, 1.8f},       {0.2f, 0.4f}};
 
+// 0: the kernel's own choice for the size.
+const int kTwoLevelTileHeights[] = {cuda::kTwoLevelShortTileRows, cuda::kTwoLevelTallTileRows, 0};
+
 struct TwoLevelPlanes {
   TwoLevelPlanes(int w, int h) : level(w, h), dog(w, h), first_dog(w, h) {}
   cuda::TwoLevelTargets targets() const { return {level.image, dog.image, first_dog.image}; }
@@ -216,13 +219,17 @@ TEST_F(CudaBlur, TwoLevelsAtOnceEqualTwoBlursFromFloatsAndFromGray8) {
                           stream_.get());
       cuda::gaussian_blur(first.image, scratch.image, expected.level.image, b, &expected.dog.image,
                           stream_.get());
-      cuda::blur_two_levels(source.image, a, b, from_floats.targets(), stream_.get());
-      cuda::blur_two_levels_from_gray8(frame, pitch, a, b, from_bytes.targets(), stream_.get());
-      ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
-      const std::string what = std::to_string(w) + "x" + std::to_string(h) + " radii " +
-                               std::to_string(a.radius) + ", " + std::to_string(b.radius);
-      expect_same_planes(from_floats, expected, what + " from floats");
-      expect_same_planes(from_bytes, expected, what + " from gray8");
+      for (const int tile_rows : kTwoLevelTileHeights) {
+        cuda::blur_two_levels(source.image, a, b, from_floats.targets(), stream_.get(), tile_rows);
+        cuda::blur_two_levels_from_gray8(frame, pitch, a, b, from_bytes.targets(), stream_.get(),
+                                         cuda::RowRange{}, tile_rows);
+        ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " radii " +
+                                 std::to_string(a.radius) + ", " + std::to_string(b.radius) +
+                                 ", tiles of " + std::to_string(tile_rows) + " rows";
+        expect_same_planes(from_floats, expected, what + " from floats");
+        expect_same_planes(from_bytes, expected, what + " from gray8");
+      }
     }
     cudaFree(frame);
   }
@@ -241,21 +248,53 @@ TEST_F(CudaBlur, TwoLevelsFromGray8InRowBandsEqualOneLaunch) {
   ASSERT_EQ(cudaMemcpy(frame, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
   const cuda::GaussianTaps a = cuda::make_gaussian_taps(0.6245f),
                            b = cuda::make_gaussian_taps(0.6131f);
-  TwoLevelPlanes whole(w, h), banded(w, h);
+  TwoLevelPlanes whole(w, h);
   cuda::blur_two_levels_from_gray8(frame, w, a, b, whole.targets(), stream_.get());
-  for (const cuda::RowRange rows : {cuda::RowRange{0, 16}, cuda::RowRange{16, 48},
-                                    cuda::RowRange{48, 96}, cuda::RowRange{96, 1000}})
-    cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(), rows);
-  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
-  expect_same_planes(banded, whole, "bands of rows");
-  try {
-    cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(),
-                                     cuda::RowRange{8, 24});
-    ADD_FAILURE() << "no error for a band that starts inside a tile";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+  for (const int tile : {cuda::kTwoLevelShortTileRows, cuda::kTwoLevelTallTileRows}) {
+    TwoLevelPlanes banded(w, h);
+    for (const cuda::RowRange rows :
+         {cuda::RowRange{0, tile}, cuda::RowRange{tile, 2 * tile},
+          cuda::RowRange{2 * tile, 2 * tile},  // none
+          cuda::RowRange{2 * tile, 4 * tile}, cuda::RowRange{4 * tile, 1000}})
+      cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(), rows, tile);
+    ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+    expect_same_planes(banded, whole, "bands of " + std::to_string(tile) + "-row tiles");
+    try {
+      cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(),
+                                       cuda::RowRange{tile / 2, tile}, tile);
+      ADD_FAILURE() << "no error for a band that starts inside a tile of " << tile << " rows";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);
+    }
   }
   cudaFree(frame);
+}
+
+TEST_F(CudaBlur, TwoLevelTilesAreShortOrTall) {
+  const cuda::GaussianTaps a = cuda::make_gaussian_taps(1.2263f),
+                           b = cuda::make_gaussian_taps(1.5450f);
+  DevicePlane plane(64, 64);
+  TwoLevelPlanes out(64, 64);
+  for (const int tile_rows : {-16, 8, 24, 64}) {
+    try {
+      cuda::blur_two_levels(plane.image, a, b, out.targets(), stream_.get(), tile_rows);
+      ADD_FAILURE() << "no error for tiles of " << tile_rows << " rows";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument) << tile_rows;
+    }
+  }
+  // Small levels keep the short tiles, which give more blocks, and so do narrow halos; a 4K
+  // level of radii 5 and 6 takes the tall ones where a block can have their 57 KiB of shared
+  // memory.
+  EXPECT_EQ(cuda::two_level_tile_rows(a, b, 64, 64), cuda::kTwoLevelShortTileRows);
+  const cuda::GaussianTaps narrow = cuda::make_gaussian_taps(0.6245f);  // radius 3
+  EXPECT_EQ(cuda::two_level_tile_rows(narrow, narrow, 3840, 2160), cuda::kTwoLevelShortTileRows);
+  int device = 0, shared_bytes = 0;
+  ASSERT_EQ(cudaGetDevice(&device), cudaSuccess);
+  ASSERT_EQ(cudaDeviceGetAttribute(&shared_bytes, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+            cudaSuccess);
+  EXPECT_EQ(cuda::two_level_tile_rows(a, b, 3840, 2160),
+            shared_bytes >= 64 * 1024 ? cuda::kTwoLevelTallTileRows : cuda::kTwoLevelShortTileRows);
 }
 
 TEST_F(CudaBlur, TwoLevelsAtOnceOnlyForTheirRadiusPairs) {

@@ -23,6 +23,20 @@ bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, voi
                           const std::function<bool(int)>& piece_ready,
                           const std::function<bool()>& writer_running);
 
+// Spins until ready() holds, then true; or false once writer_running() has returned false and
+// ready(), asked after it, still does not hold: whatever the writer wrote before it stopped is
+// seen by then. writer_running() is asked every `spins_per_query` spins.
+template <typename Ready, typename Running>
+bool wait_while_writer_runs(const Ready& ready, const Running& writer_running,
+                            unsigned spins_per_query = 1) {
+  for (unsigned spin = 1;; ++spin) {
+    if (ready())
+      return true;
+    if (spin % spins_per_query == 0 && !writer_running())
+      return ready();
+  }
+}
+
 // `out` becomes src[0..count). std::vector zero-fills only growth past out's current size, so a
 // Features kept from frame to frame (see Features::clear_keeping_descriptor_sizes) rarely pays
 // for it.
