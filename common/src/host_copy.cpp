@@ -39,20 +39,14 @@ void copy_in_parallel(const void* src, size_t bytes, void* dst) {
   }
 }
 
-void append_pieces(const void* src, size_t bytes, size_t piece_bytes, void* dst,
-                   std::vector<CopyPiece>* pieces) {
-  const auto* from = static_cast<const unsigned char*>(src);
-  auto* to = static_cast<unsigned char*>(dst);
-  for (size_t first = 0; first < bytes; first += piece_bytes)
-    pieces->push_back(CopyPiece{from + first, to + first, std::min(piece_bytes, bytes - first)});
-}
-
-bool copy_pieces_as_ready(const std::vector<CopyPiece>& pieces,
+bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, void* dst,
                           const std::function<bool(int)>& piece_ready,
                           const std::function<bool()>& writer_running) {
-  const int count = static_cast<int>(pieces.size());
-  if (count == 0)
+  if (bytes == 0)
     return true;
+  const int pieces = static_cast<int>((bytes + piece_bytes - 1) / piece_bytes);
+  const auto* from = static_cast<const unsigned char*>(src);
+  auto* to = static_cast<unsigned char*>(dst);
   std::atomic<bool> given_up{false};
   std::atomic<int> copied{0};
   // Waits for the piece, unless the copy is given up meanwhile, then copies it.
@@ -60,7 +54,8 @@ bool copy_pieces_as_ready(const std::vector<CopyPiece>& pieces,
     if (!wait_while_writer_runs([&] { return piece_ready(piece); }, keep_waiting))
       return false;
     std::atomic_thread_fence(std::memory_order_acquire);
-    std::memcpy(pieces[piece].dst, pieces[piece].src, pieces[piece].bytes);
+    const size_t first = static_cast<size_t>(piece) * piece_bytes;
+    std::memcpy(to + first, from + first, std::min(piece_bytes, bytes - first));
     copied.fetch_add(1, std::memory_order_release);
     return true;
   };
@@ -71,31 +66,31 @@ bool copy_pieces_as_ready(const std::vector<CopyPiece>& pieces,
   const std::function<bool()> writer_still_running = [&] {
     if (writer_running())
       return true;
-    for (int piece = 0; piece < count; ++piece) {
+    for (int piece = 0; piece < pieces; ++piece) {
       if (!piece_ready(piece))
         given_up = true;
     }
     return false;
   };
-  const int copiers = std::min({count, kMaxCopyThreads, omp_get_max_threads()});
+  const int copiers = std::min({pieces, kMaxCopyThreads, omp_get_max_threads()});
 #pragma omp parallel num_threads(copiers + 1)
   {
     const int team_copiers = omp_get_num_threads() - 1;
     const int me = omp_get_thread_num();
     if (team_copiers == 0) {
       // Inside another parallel region the caller is alone: it copies in order.
-      for (int piece = 0; piece < count && take(piece, writer_still_running); ++piece) {
+      for (int piece = 0; piece < pieces && take(piece, writer_still_running); ++piece) {
       }
     } else if (me == 0) {
-      while (copied.load(std::memory_order_acquire) < count && !given_up &&
+      while (copied.load(std::memory_order_acquire) < pieces && !given_up &&
              writer_still_running()) {
       }
     } else {
-      for (int piece = me - 1; piece < count && take(piece, not_given_up); piece += team_copiers) {
+      for (int piece = me - 1; piece < pieces && take(piece, not_given_up); piece += team_copiers) {
       }
     }
   }
-  return !given_up && copied.load() == count;
+  return !given_up && copied.load() == pieces;
 }
 
 }  // namespace gpusift

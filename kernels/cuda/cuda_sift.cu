@@ -77,7 +77,6 @@ enum CountIndex {
   kEmittedKept,      // min(kEmitted, keypoint capacity)
   kStrongestKept,    // after nfeatures
   kMaxKept,          // after max_keypoints
-  kPublishedBlocks,  // of the keypoints' publishing (cuda::PublishTargets)
   kCountIndices
 };
 
@@ -94,13 +93,12 @@ struct ResultSlot {
   PinnedBuffer<uint8_t> host_descriptors;
   PinnedBuffer<int> host_counts;
   // A word per chunk of descriptor rows that the device sets once the chunk is in
-  // host_descriptors (cuda::DescribedRowSignals), then the word it sets once every keypoint is in
-  // host_keypoints (cuda::PublishTargets).
+  // host_descriptors (cuda::DescribedRowSignals).
   PinnedBuffer<int> host_rows_ready;
   Keypoint* mapped_keypoints = nullptr;  // the device's addresses of the pinned rows
   uint8_t* mapped_descriptors = nullptr;
   int* mapped_rows_ready = nullptr;
-  int rows_copied = -1;  // keypoints and descriptor rows already in the caller's Features, or none
+  int rows_copied = -1;  // descriptor rows already in the caller's Features, or none
   cuda::Event done;
   // After each band's copy when the frame is uploaded in bands. The slot's own, so that the next
   // frame's bands never record them before this frame's graph has waited on them.
@@ -189,10 +187,6 @@ struct CudaSiftExtractor::State {
   }
   void allocate_lists();
   void reserve_results(ResultSlot& slot, int rows);
-  // The slot's word after its descriptor chunks' words: the keypoints' (cuda::PublishTargets).
-  static int published_word(const ResultSlot& slot) {
-    return cuda::described_row_chunks(slot.capacity);
-  }
   void layout_for(int frame_width, int frame_height);
   void release_layout();
   void destroy_graphs();
@@ -282,7 +276,7 @@ void CudaSiftExtractor::State::reserve_results(ResultSlot& slot, int rows) {
   slot.mapped_keypoints = cuda::mapped_host_pointer(slot.host_keypoints.get());
   slot.mapped_descriptors =
       row_bytes() > 0 ? cuda::mapped_host_pointer(slot.host_descriptors.get()) : nullptr;
-  slot.host_rows_ready.reserve(cuda::described_row_chunks(rows) + 1);
+  slot.host_rows_ready.reserve(cuda::described_row_chunks(rows));
   slot.mapped_rows_ready = cuda::mapped_host_pointer(slot.host_rows_ready.get());
   slot.capacity = rows;
 }
@@ -545,9 +539,7 @@ void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
     keep_at_most(params.max_keypoints, kMaxKept);
 
   // Both write host memory where it is mapped: the keypoints' writes overlap the descriptors'.
-  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints,
-                                     counters.get() + kPublishedBlocks,
-                                     slot.mapped_rows_ready + published_word(slot)};
+  const cuda::PublishTargets targets{slot.keypoints.get(), slot.mapped_keypoints};
   cuda::publish_results(current, count, slot.capacity, targets, tails.fork(stream));
   if (row_bytes() > 0) {
     const cuda::DescribedRowSignals signals{counters.get() + kCountIndices, slot.mapped_rows_ready};
@@ -649,13 +641,12 @@ bool CudaSiftExtractor::State::take_results(const ResultSlot& slot, Features* ou
   }
   out->detected_count = detected;
   out->overflowed = overflowed;
+  out->keypoints.assign(slot.host_keypoints.get(), slot.host_keypoints.get() + total);
   out->descriptor_format = params.descriptor;
   out->descriptor_size = row_bytes() > 0 ? kDescriptorLength : 0;
-  if (slot.rows_copied != total) {
-    out->keypoints.assign(slot.host_keypoints.get(), slot.host_keypoints.get() + total);
+  if (slot.rows_copied != total)
     copy_in_parallel(slot.host_descriptors.get(), static_cast<size_t>(total) * row_bytes(),
                      sized_descriptors(total, out));
-  }
   return true;
 }
 
@@ -669,33 +660,24 @@ uint8_t* CudaSiftExtractor::State::sized_descriptors(int rows, Features* out) co
                   : reinterpret_cast<uint8_t*>(out->float_descriptors.data());
 }
 
-// The keypoints and the descriptor rows into `out` as the device reports them written, the rows
-// chunk by chunk: a 1080p frame's 1.8 MB of float rows took the host 35-45 us to copy once the
-// frame was done (H100 host), and its keypoints 5-10 more, most of which now overlaps the later
-// rows' kernel time. Leaves rows_copied at -1 where the device stopped reporting, after a failure:
-// take_results then copies, or the frame fails.
+// The descriptor rows into `out` chunk by chunk as the device reports them written: a 1080p
+// frame's 1.8 MB of float rows took the host 35-45 us to copy once the frame was done (H100
+// host), most of which now overlaps the later rows' kernel time. Leaves rows_copied at -1 where
+// the device stopped reporting, after a failure: take_results then copies, or the frame fails.
 void CudaSiftExtractor::State::copy_rows_as_described(ResultSlot& slot, Features* out) const {
   const int* ready = slot.host_rows_ready.get();
   const int first_word = wait_for_device_word(&ready[0], slot.done);
   if (first_word == 0)
     return;
   const int rows = first_word - 1;
-  out->keypoints.resize(rows);
-  // The keypoints first: they are published beside the first chunks.
-  std::vector<CopyPiece> pieces;
-  if (rows > 0)
-    pieces.push_back(CopyPiece{slot.host_keypoints.get(), out->keypoints.data(),
-                               static_cast<size_t>(rows) * sizeof(Keypoint)});
-  const int first_chunk_piece = static_cast<int>(pieces.size());
-  append_pieces(slot.host_descriptors.get(), static_cast<size_t>(rows) * row_bytes(),
-                cuda::kDescribedRowsPerChunk * row_bytes(), sized_descriptors(rows, out), &pieces);
-  const int published = published_word(slot);
-  const auto piece_ready = [ready, published, first_chunk_piece](int piece) {
-    const int word = piece < first_chunk_piece ? published : piece - first_chunk_piece;
-    return static_cast<const volatile int*>(ready)[word] != 0;
+  uint8_t* into = sized_descriptors(rows, out);
+  const auto chunk_ready = [ready](int chunk) {
+    return static_cast<const volatile int*>(ready)[chunk] != 0;
   };
   const auto describing = [&slot] { return !slot.done.finished(); };
-  if (copy_pieces_as_ready(pieces, piece_ready, describing))
+  if (copy_pieces_as_ready(slot.host_descriptors.get(), static_cast<size_t>(rows) * row_bytes(),
+                           cuda::kDescribedRowsPerChunk * row_bytes(), into, chunk_ready,
+                           describing))
     slot.rows_copied = rows;
 }
 

@@ -203,23 +203,11 @@ __device__ void write_descriptor_value(float value, size_t index, DescriptorForm
   }
 }
 
-// A word of the host's, written after every store made visible to this thread is released to
-// the host.
-__device__ void signal_host(int* word, int value) {
-  __threadfence_system();
-  *static_cast<volatile int*>(word) = value;
-}
-
-// Thread 0 of a block, once the block's stores are made: counts them in `counter`, and is true
-// for the count that reaches `total`, whose thread then sees the stores of every count.
-__device__ bool completes_count(int* counter, int total) {
-  __threadfence();
-  return atomicAdd(counter, 1) + 1 == total;
-}
-
-// A chunk's word: `rows` + 1, so that even a frame without rows sets one.
+// The host's word of a chunk, after every store made visible to this thread is released to the
+// host: `rows` + 1, so that even a frame without rows sets a word.
 __device__ void signal_chunk_ready(const DescribedRowSignals& signals, int chunk, int rows) {
-  signal_host(&signals.ready[chunk], rows + 1);
+  __threadfence_system();
+  *static_cast<volatile int*>(&signals.ready[chunk]) = rows + 1;
 }
 
 // Thread 0 of a block, once its row is written: the block's stores are released before the
@@ -227,7 +215,8 @@ __device__ void signal_chunk_ready(const DescribedRowSignals& signals, int chunk
 __device__ void count_described_row(const DescribedRowSignals& signals, int row, int rows) {
   const int chunk = row / kDescribedRowsPerChunk;
   const int in_chunk = min(kDescribedRowsPerChunk, rows - chunk * kDescribedRowsPerChunk);
-  if (completes_count(&signals.rows_done[chunk], in_chunk))
+  __threadfence();
+  if (atomicAdd(&signals.rows_done[chunk], 1) + 1 == in_chunk)
     signal_chunk_ready(signals, chunk, rows);
 }
 
@@ -313,8 +302,7 @@ static_assert(sizeof(Keypoint) % sizeof(uint32_t) == 0 && alignof(Keypoint) >= a
 
 __global__ void publish_kernel(const Keypoint* keypoints, const int* count, int capacity,
                                PublishTargets targets) {
-  const int n = min(*count, capacity);
-  const int words = n * kKeypointWords;
+  const int words = min(*count, capacity) * kKeypointWords;
   const auto* from = reinterpret_cast<const uint32_t*>(keypoints);
   auto* to_device = reinterpret_cast<uint32_t*>(targets.device_keypoints);
   auto* to_host = reinterpret_cast<uint32_t*>(targets.host_keypoints);
@@ -323,11 +311,6 @@ __global__ void publish_kernel(const Keypoint* keypoints, const int* count, int 
     to_device[i] = word;
     to_host[i] = word;
   }
-  if (!targets.host_ready)
-    return;
-  __syncthreads();
-  if (threadIdx.x == 0 && completes_count(targets.blocks_done, gridDim.x))
-    signal_host(targets.host_ready, n + 1);
 }
 
 constexpr int kPublishBlocks = 264;

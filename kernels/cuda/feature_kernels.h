@@ -110,14 +110,10 @@ void describe_keypoints(const OctaveTable& octaves, const Keypoint* keypoints, c
                         const DescribedRowSignals& signals = {});
 
 // The first min(*count, capacity) keypoints to `device_keypoints` and to the mapped pinned
-// `host_keypoints`. Where `host_ready` (the device address of a pinned word, zero beforehand) is
-// set, it becomes n + 1, n the number of keypoints, once all of them are in host_keypoints;
-// `blocks_done`, a zeroed counter in device memory, counts the blocks that wrote theirs.
+// `host_keypoints`.
 struct PublishTargets {
   Keypoint* device_keypoints;
   Keypoint* host_keypoints;  // device address of pinned memory
-  int* blocks_done = nullptr;
-  int* host_ready = nullptr;
 };
 void publish_results(const Keypoint* keypoints, const int* count, int capacity,
                      const PublishTargets& targets, cudaStream_t stream);

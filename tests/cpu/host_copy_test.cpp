@@ -93,10 +93,9 @@ TEST(HostCopy, PiecesLandWholeOnlyOnceEachIsReady) {
     omp_set_max_active_levels(1);
 #pragma omp parallel num_threads(2) if (nested)
     if (omp_get_thread_num() == 0) {
-      std::vector<CopyPiece> pieces;
-      append_pieces(writer.written.data(), source.size(), kPiece, target.data(), &pieces);
       complete = copy_pieces_as_ready(
-          pieces, [&](int piece) { return writer.ready(piece); }, [&] { return writer.running(); });
+          writer.written.data(), source.size(), kPiece, target.data(),
+          [&](int piece) { return writer.ready(piece); }, [&] { return writer.running(); });
     }
     omp_set_max_active_levels(levels);
     EXPECT_TRUE(complete) << (nested ? "nested" : "alone");
@@ -107,30 +106,15 @@ TEST(HostCopy, PiecesLandWholeOnlyOnceEachIsReady) {
 TEST(HostCopy, PiecesGiveUpOnlyWhenTheWriterStopsWithAPieceMissing) {
   const std::vector<uint8_t> source = pattern(10 * 4096);
   std::vector<uint8_t> target(source.size(), 0xEE);
-  std::vector<CopyPiece> pieces;
-  append_pieces(source.data(), source.size(), 4096, target.data(), &pieces);
-  ASSERT_EQ(pieces.size(), 10u);
   const auto stopped = [] { return false; };
   EXPECT_FALSE(copy_pieces_as_ready(
-      pieces, [](int piece) { return piece != 7; }, stopped));
+      source.data(), source.size(), 4096, target.data(), [](int piece) { return piece != 7; },
+      stopped));
   EXPECT_TRUE(copy_pieces_as_ready(
-      pieces, [](int) { return true; }, stopped));
+      source.data(), source.size(), 4096, target.data(), [](int) { return true; }, stopped));
   EXPECT_EQ(target, source);
   EXPECT_TRUE(copy_pieces_as_ready(
-      {}, [](int) { return false; }, stopped));
-}
-
-// The extractor's keypoints and descriptor rows: pieces of different buffers in one copy.
-TEST(HostCopy, PiecesOfSeveralBuffersLandInTheirOwnTargets) {
-  const std::vector<uint8_t> rows = pattern(5 * 4096 + 3), points = pattern(777);
-  std::vector<uint8_t> rows_target(rows.size(), 0xEE), points_target(points.size(), 0xEE);
-  std::vector<CopyPiece> pieces{{points.data(), points_target.data(), points.size()}};
-  append_pieces(rows.data(), rows.size(), 4096, rows_target.data(), &pieces);
-  ASSERT_EQ(pieces.size(), 7u);
-  EXPECT_TRUE(copy_pieces_as_ready(
-      pieces, [](int) { return true; }, [] { return true; }));
-  EXPECT_EQ(rows_target, rows);
-  EXPECT_EQ(points_target, points);
+      source.data(), 0, 4096, target.data(), [](int) { return false; }, stopped));
 }
 
 TEST(HostCopy, VectorTakesTheSourceSizeWhetherGrowingOrShrinking) {
