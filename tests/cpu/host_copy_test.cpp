@@ -88,17 +88,26 @@ TEST(HostCopy, PiecesLandWholeOnlyOnceEachIsReady) {
     PieceWriter writer(source, kPiece);
     std::vector<uint8_t> target(source.size(), 0xEE);
     bool complete = false;
+    std::atomic<bool> queried_elsewhere{false};
     // Inside another active parallel region the caller copies alone.
     const int levels = omp_get_max_active_levels();
     omp_set_max_active_levels(1);
 #pragma omp parallel num_threads(2) if (nested)
     if (omp_get_thread_num() == 0) {
+      const std::thread::id caller = std::this_thread::get_id();
       complete = copy_pieces_as_ready(
           writer.written.data(), source.size(), kPiece, target.data(),
-          [&](int piece) { return writer.ready(piece); }, [&] { return writer.running(); });
+          [&](int piece) { return writer.ready(piece); },
+          [&] {
+            // The query stands for a CUDA call, which belongs on the caller's thread.
+            if (std::this_thread::get_id() != caller)
+              queried_elsewhere = true;
+            return writer.running();
+          });
     }
     omp_set_max_active_levels(levels);
     EXPECT_TRUE(complete) << (nested ? "nested" : "alone");
+    EXPECT_FALSE(queried_elsewhere) << (nested ? "nested" : "alone");
     EXPECT_EQ(target, source) << (nested ? "nested" : "alone");
   }
 }

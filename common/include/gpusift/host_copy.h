@@ -15,8 +15,8 @@ void copy_in_parallel(const void* src, size_t bytes, void* dst);
 
 // dst[0..bytes) = src[0..bytes), piece by piece as each may be read: a piece is piece_bytes long
 // (the last one shorter), and piece_ready(i), which any thread may call, says whether piece i may
-// be read. Up to 4 OpenMP threads take the pieces in turn, each waiting for its own, so that the
-// copy keeps pace with whatever writes the source. Meanwhile only the calling thread calls
+// be read. Up to 4 OpenMP threads, the caller among them, take the pieces in turn, each waiting
+// for its own, so that the copy keeps pace with whatever writes the source. Only the caller calls
 // writer_running() (a CUDA query, say, which belongs on the thread whose device is current), and
 // the copy gives up once it returns false with a piece still not ready. False when it gave up.
 bool copy_pieces_as_ready(const void* src, size_t bytes, size_t piece_bytes, void* dst,
