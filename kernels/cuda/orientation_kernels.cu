@@ -12,11 +12,24 @@ namespace {
 // samples.
 constexpr int kWarpsPerCandidate = 4;
 constexpr int kCandidateThreads = kWarpsPerCandidate * 32;
+// Blocks a multiprocessor: the kernel waits on its samples' loads and transcendentals, so more
+// warps pay (H100, ncu, 4K: 29 us with per-lane histograms, 37 KiB a block and 5 blocks; 20 us
+// with 8 blocks and 19 with 10). Twelve would spill registers.
+constexpr int kOrientationBlocksPerMultiprocessor = 10;
 
 // A thread's samples of the window, kSamplesAtOnce at a time: samples t, t + kCandidateThreads,
 // ... of the window's row-major order, so that the loads and the transcendentals of several
 // samples overlap.
 constexpr int kSamplesAtOnce = 4;
+
+// The block's histogram is kept in kCopies copies per warp, lane l adding to copy l % kCopies:
+// lanes that share a copy take samples kCopies apart in the window's row-major order, whose bins
+// differ more often than neighbours' do. A copy's bins lie kCopyStride words apart, so that
+// different copies' bins mostly fall into different banks. Each bin is a 64-bit fixed-point sum
+// kept as two 32-bit words (split_fixed_point.h), added with the native shared-memory atomics.
+constexpr int kCopies = 8;
+constexpr int kCopyStride = kOrientationBins + 1;
+constexpr int kHistogramWords = kWarpsPerCandidate * kCopies * kCopyStride;
 
 struct WindowWalk {
   int rows, cols;
@@ -31,10 +44,17 @@ struct WindowWalk {
   }
 };
 
+// Whether a window of rows x cols samples takes the halves: a bin takes at most one addition per
+// sample, and the halves hold fewer than 2^15 of addends below 2^33 (weighted gradient magnitudes
+// below 512; levels of values in 0..255 give at most 255 * sqrt(2)).
+__device__ bool orientation_window_fits_halves(int rows, int cols) {
+  return static_cast<long long>(rows) * cols < (1LL << 15);
+}
+
+template <bool kHalves>
 __device__ void add_window_samples(const FloatImageView& level, const OrientationWindow& window,
-                                   int y0, const WindowWalk& walk, int x0,
-                                   unsigned long long* own) {
-  const int lane = threadIdx.x % 32;
+                                   int y0, const WindowWalk& walk, int x0, unsigned* low,
+                                   unsigned* high) {
   int y = threadIdx.x / walk.cols, x = threadIdx.x % walk.cols;
   while (y < walk.rows) {
     int bins[kSamplesAtOnce];
@@ -48,39 +68,15 @@ __device__ void add_window_samples(const FloatImageView& level, const Orientatio
     }
 #pragma unroll
     for (int k = 0; k < kSamplesAtOnce; ++k) {
-      if (ok[k])
-        own[bins[k] * 32 + lane] += to_fixed_point(values[k]);
+      if (!ok[k])
+        continue;
+      const unsigned long long addend = to_fixed_point(values[k]);
+      if (kHalves)
+        add_fixed_point_halves(&low[bins[k]], &high[bins[k]], addend);
+      else
+        add_split_fixed_point(&low[bins[k]], &high[bins[k]], addend);
     }
   }
-}
-
-// The warp's histogram, summed over its lanes into `sums`. Lane b sums bin b, taking lane l's
-// count at step l ^ b, so that the 32 loads of a step fall into different banks; the bins past
-// 32 go to groups of 8 lanes, each lane adding a quarter of its bin's counts before the group's
-// shuffles, where lanes 0..3 alone would take as long again as the first 32 bins.
-__device__ void sum_lanes(const unsigned long long* own, unsigned long long* sums) {
-  constexpr int kGroupLanes = 8;
-  constexpr int kGroupShare = 32 / kGroupLanes;
-  static_assert(kOrientationBins - 32 <= kGroupShare, "one group of lanes per bin past 32");
-  const int lane = threadIdx.x % 32;
-  unsigned long long sum = 0;
-#pragma unroll
-  for (int l = 0; l < 32; ++l)
-    sum += own[lane * 32 + (l ^ lane)];
-  sums[lane] = sum;
-
-  const int bin = 32 + lane / kGroupLanes, part = lane % kGroupLanes;
-  sum = 0;
-  if (bin < kOrientationBins) {
-#pragma unroll
-    for (int k = 0; k < kGroupShare; ++k)
-      sum += own[bin * 32 + part + kGroupLanes * ((k + bin) % kGroupShare)];
-  }
-#pragma unroll
-  for (int offset = kGroupLanes / 2; offset > 0; offset /= 2)
-    sum += __shfl_xor_sync(0xffffffffu, sum, offset);
-  if (bin < kOrientationBins && part == 0)
-    sums[bin] = sum;
 }
 
 // Lane b smooths bins b and b + 32, the warp finds the maximum, and each peak's lane writes its
@@ -113,30 +109,30 @@ __device__ int write_peaks(const float* raw, float* smoothed, float* angles) {
   return __popc(peaks) + __popc(second_peaks);
 }
 
-// Blocks take candidates in turn; every thread adds its samples to a histogram of its own in
-// shared memory (64-bit fixed point, plain adds: no atomics, no threads waiting on one bin), and
-// the threads' histograms are summed at the end. Integer sums are the same whichever thread adds
-// what and in which order.
-__global__ void __launch_bounds__(kCandidateThreads)
+// Blocks take candidates in turn; the threads add their samples to the block's histogram copies,
+// which are summed at the end. Integer sums are the same whichever thread adds what and in which
+// order.
+__global__ void __launch_bounds__(kCandidateThreads, kOrientationBlocksPerMultiprocessor)
     orientation_kernel(OctaveTable octaves, const Candidate* candidates,
                        const uint64_t* sorted_keys, const uint32_t* sorted_indices,
                        const int* count, int capacity, int first_octave, int* counts,
                        float* angles) {
-  // sums[warp][bin * 32 + lane]: a lane's bins are 256 bytes apart, so the lanes' 64-bit
-  // accesses never share a bank pair whatever bins they hit.
-  __shared__ unsigned long long sums[kWarpsPerCandidate][kOrientationBins * 32];
-  __shared__ unsigned long long warp_sums[kWarpsPerCandidate][kOrientationBins];
+  __shared__ unsigned low[kHistogramWords];
+  __shared__ unsigned high[kHistogramWords];
   __shared__ float raw[kOrientationBins];
   __shared__ float smoothed[kOrientationBins];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  unsigned long long* const own = sums[warp];
+  const int copy = (warp * kCopies + lane % kCopies) * kCopyStride;
   const int n = min(*count, capacity);
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
     if (i > 0 && sorted_keys[i] == sorted_keys[i - 1])
       continue;
     const Candidate c = candidates[sorted_indices[i]];
-    for (int b = 0; b < kOrientationBins; ++b)
-      own[b * 32 + lane] = 0;
+    for (int w = threadIdx.x; w < kHistogramWords; w += kCandidateThreads) {
+      low[w] = 0;
+      high[w] = 0;
+    }
+    __syncthreads();
 
     const float scale_in_octave = c.keypoint.size * 0.5f / ldexpf(1.f, c.octave + first_octave);
     const OrientationWindow window = orientation_window(c.row, c.col, scale_in_octave);
@@ -148,16 +144,21 @@ __global__ void __launch_bounds__(kCandidateThreads)
     const int rows = y1 - y0 + 1, cols = x1 - x0 + 1;
     if (rows > 0 && cols > 0) {
       const WindowWalk walk{rows, cols, kCandidateThreads / cols, kCandidateThreads % cols};
-      add_window_samples(level, window, y0, walk, x0, own);
+      if (orientation_window_fits_halves(rows, cols))
+        add_window_samples<true>(level, window, y0, walk, x0, low + copy, high + copy);
+      else
+        add_window_samples<false>(level, window, y0, walk, x0, low + copy, high + copy);
     }
-    __syncwarp();
-    sum_lanes(own, warp_sums[warp]);
     __syncthreads();
     if (warp == 0) {
+      const bool halves = orientation_window_fits_halves(max(rows, 0), max(cols, 0));
       for (int b = lane; b < kOrientationBins; b += 32) {
         unsigned long long sum = 0;
-        for (int w = 0; w < kWarpsPerCandidate; ++w)
-          sum += warp_sums[w][b];
+        for (int k = 0; k < kWarpsPerCandidate * kCopies; ++k) {
+          const int word = k * kCopyStride + b;
+          sum += halves ? fixed_point_halves_sum(low[word], high[word])
+                        : split_fixed_point_sum(low[word], high[word]);
+        }
         raw[b] = from_fixed_point(sum);
       }
       __syncwarp();
@@ -166,7 +167,7 @@ __global__ void __launch_bounds__(kCandidateThreads)
       if (lane == 0)
         counts[i] = peaks;
     }
-    __syncthreads();  // the next candidate reuses the sums
+    __syncthreads();  // the next candidate reuses the histogram
   }
 }
 
@@ -203,9 +204,9 @@ __global__ void pad_keys_kernel(uint64_t* keys, uint32_t* indices, const int* co
   }
 }
 
-// Enough blocks to fill the GPU: the candidate count is on the device, so the grid is sized for a
-// typical list and its blocks loop.
-constexpr int kOrientationBlocks = 1024;
+// Enough blocks to fill the GPU (10 a multiprocessor: 1320 on an H100): the candidate count is
+// on the device, so the grid is sized for a typical list and its blocks loop.
+constexpr int kOrientationBlocks = 2048;
 constexpr int kListBlocks = 256;
 constexpr int kListThreads = 256;
 
