@@ -259,8 +259,7 @@ __global__ void __launch_bounds__(kThreadsPerKeypoint, 6)
     const int r = window.radius;
     const int i_min = max(-r, 1 - window.row), i_max = min(r, level.height - 2 - window.row);
     const int j_min = max(-r, 1 - window.col), j_max = min(r, level.width - 2 - window.col);
-    const bool halves =
-        sums == HistogramSums::kHalvesWhereTheyFit && descriptor_window_fits_halves(r);
+    const bool halves = sums == HistogramSums::kHalvesWhereTheyFit && square_window_fits_halves(r);
     if (halves)
       add_window<true>(level, window, i_min, i_max, j_min, j_max, order, low, high, sample_rows,
                        scan);

@@ -62,13 +62,26 @@ void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineS
 // real one, so that the whole list can be sorted without the host knowing the count.
 void pad_candidate_keys(const CandidateList& list, cudaStream_t stream);
 
+// How the orientation and descriptor histograms add up: the same bits either way; tests take
+// the carry.
+enum class HistogramSums { kHalvesWhereTheyFit, kAlwaysWithCarry };
+// Whether a window of this many samples takes the halves (split_fixed_point.h): a bin takes at
+// most one addition per sample, and the halves hold fewer than 2^15.
+GPUSIFT_HD bool window_fits_halves(long long samples) {
+  return samples < (1LL << 15);
+}
+GPUSIFT_HD bool square_window_fits_halves(int radius) {
+  return window_fits_halves((2LL * radius + 1) * (2LL * radius + 1));
+}
+
 // For the sorted candidates 0..n-1, n = min(*count, capacity) (skipping repeats of a key), the
 // orientation peaks: counts[i] angles in angles[i * kMaxOrientationPeaks ...]. counts must be
 // zero beforehand from 0 to capacity (the scan's input).
 void assign_orientations(const OctaveTable& octaves, const Candidate* candidates,
                          const uint64_t* sorted_keys, const uint32_t* sorted_indices,
                          const int* count, int capacity, int first_octave, int* counts,
-                         float* angles, cudaStream_t stream);
+                         float* angles, cudaStream_t stream,
+                         HistogramSums sums = HistogramSums::kHalvesWhereTheyFit);
 
 // Writes one keypoint per (candidate, peak) at offsets[i] + peak, up to keypoint_capacity, and
 // the number of keypoints to emitted[0] (may exceed keypoint_capacity: the overflow) and
@@ -76,14 +89,6 @@ void assign_orientations(const OctaveTable& octaves, const Candidate* candidates
 void emit_keypoints(const Candidate* candidates, const uint32_t* sorted_indices, const int* count,
                     int capacity, const int* counts, const float* angles, const int* offsets,
                     Keypoint* keypoints, int keypoint_capacity, int* emitted, cudaStream_t stream);
-
-// How the descriptor histograms add up: the same bits either way; tests take the carry.
-enum class HistogramSums { kHalvesWhereTheyFit, kAlwaysWithCarry };
-// Whether a descriptor window of this radius takes the halves (split_fixed_point.h): a bin takes
-// at most one addition per sample of the window, and the halves hold fewer than 2^15.
-GPUSIFT_HD bool descriptor_window_fits_halves(int radius) {
-  return (2LL * radius + 1) * (2LL * radius + 1) < (1LL << 15);
-}
 
 // How the descriptor kernel tells the host that rows have reached host memory, a chunk of
 // kDescribedRowsPerChunk rows at a time, so that the host copies them on while later rows are

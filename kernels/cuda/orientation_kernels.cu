@@ -44,11 +44,12 @@ struct WindowWalk {
   }
 };
 
-// Whether a window of rows x cols samples takes the halves: a bin takes at most one addition per
-// sample, and the halves hold fewer than 2^15 of addends below 2^33 (weighted gradient magnitudes
-// below 512; levels of values in 0..255 give at most 255 * sqrt(2)).
-__device__ bool orientation_window_fits_halves(int rows, int cols) {
-  return static_cast<long long>(rows) * cols < (1LL << 15);
+// The addends stay below 2^33: weighted gradient magnitudes below 512 (levels of values in 0..255
+// give at most 255 * sqrt(2)).
+template <HistogramSums kSums>
+__device__ bool takes_halves(int rows, int cols) {
+  return kSums == HistogramSums::kHalvesWhereTheyFit &&
+         window_fits_halves(static_cast<long long>(rows) * cols);
 }
 
 template <bool kHalves>
@@ -112,6 +113,7 @@ __device__ int write_peaks(const float* raw, float* smoothed, float* angles) {
 // Blocks take candidates in turn; the threads add their samples to the block's histogram copies,
 // which are summed at the end. Integer sums are the same whichever thread adds what and in which
 // order.
+template <HistogramSums kSums>
 __global__ void __launch_bounds__(kCandidateThreads, kOrientationBlocksPerMultiprocessor)
     orientation_kernel(OctaveTable octaves, const Candidate* candidates,
                        const uint64_t* sorted_keys, const uint32_t* sorted_indices,
@@ -144,14 +146,14 @@ __global__ void __launch_bounds__(kCandidateThreads, kOrientationBlocksPerMultip
     const int rows = y1 - y0 + 1, cols = x1 - x0 + 1;
     if (rows > 0 && cols > 0) {
       const WindowWalk walk{rows, cols, kCandidateThreads / cols, kCandidateThreads % cols};
-      if (orientation_window_fits_halves(rows, cols))
+      if (takes_halves<kSums>(rows, cols))
         add_window_samples<true>(level, window, y0, walk, x0, low + copy, high + copy);
       else
         add_window_samples<false>(level, window, y0, walk, x0, low + copy, high + copy);
     }
     __syncthreads();
     if (warp == 0) {
-      const bool halves = orientation_window_fits_halves(max(rows, 0), max(cols, 0));
+      const bool halves = takes_halves<kSums>(max(rows, 0), max(cols, 0));
       for (int b = lane; b < kOrientationBins; b += 32) {
         unsigned long long sum = 0;
         for (int k = 0; k < kWarpsPerCandidate * kCopies; ++k) {
@@ -221,10 +223,14 @@ void pad_candidate_keys(const CandidateList& list, cudaStream_t stream) {
 void assign_orientations(const OctaveTable& octaves, const Candidate* candidates,
                          const uint64_t* sorted_keys, const uint32_t* sorted_indices,
                          const int* count, int capacity, int first_octave, int* counts,
-                         float* angles, cudaStream_t stream) {
-  orientation_kernel<<<kOrientationBlocks, kCandidateThreads, 0, stream>>>(
-      octaves, candidates, sorted_keys, sorted_indices, count, capacity, first_octave, counts,
-      angles);
+                         float* angles, cudaStream_t stream, HistogramSums sums) {
+  // The carry alone is a second instance, so that the product's kernel carries no switch.
+  auto* kernel = sums == HistogramSums::kHalvesWhereTheyFit
+                     ? orientation_kernel<HistogramSums::kHalvesWhereTheyFit>
+                     : orientation_kernel<HistogramSums::kAlwaysWithCarry>;
+  kernel<<<kOrientationBlocks, kCandidateThreads, 0, stream>>>(octaves, candidates, sorted_keys,
+                                                               sorted_indices, count, capacity,
+                                                               first_octave, counts, angles);
   check_launch("orientation_kernel");
 }
 

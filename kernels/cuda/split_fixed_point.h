@@ -31,7 +31,7 @@ __device__ __forceinline__ unsigned long long split_fixed_point_sum(unsigned low
 }
 
 // The same sums without the carry, for histograms whose bins take fewer than 2^15 additions
-// (descriptor_window_fits_halves) of addends below 2^33 (fixed_point.h's values up to 512): the
+// (window_fits_halves) of addends below 2^33 (fixed_point.h's values up to 512): the
 // low word adds the addends' low 16 bits, the high word the rest, and neither can wrap. Neither
 // add waits for the other's result, which add_split_fixed_point's carry must.
 constexpr int kHalvesShift = 16;

@@ -43,7 +43,7 @@ TEST_F(CudaDescriptor, HalvesAndCarriedSumsGiveTheSameBits) {
   // Both sums must be taken, or the comparison below would compare the carry with itself.
   int fitting = 0;
   for (const Keypoint& k : keypoints)
-    fitting += cuda::descriptor_window_fits_halves(
+    fitting += cuda::square_window_fits_halves(
         descriptor_window(k.x, k.y, k.angle, k.size * 0.5f, width, height).radius);
   ASSERT_GT(fitting, 0);
   ASSERT_LT(fitting, static_cast<int>(keypoints.size()));
