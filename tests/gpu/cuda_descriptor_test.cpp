@@ -12,6 +12,7 @@
 #include "gpu_fixture.h"
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_scale_space.h"
+#include "noise_octave.h"
 
 namespace gpusift::testing {
 namespace {
@@ -20,16 +21,9 @@ class CudaDescriptor : public CudaTest {};
 
 TEST_F(CudaDescriptor, HalvesAndCarriedSumsGiveTheSameBits) {
   const int width = 181, height = 137, stride = 192, layers = 3;
-  const size_t plane = static_cast<size_t>(stride) * height;
   std::mt19937 random(9);
-  std::uniform_real_distribution<float> pixel(0.f, 255.f);
-  std::vector<float> levels(plane * gaussian_levels(layers));
-  for (float& v : levels)
-    v = pixel(random);
-  const DeviceArray<float> gaussian(levels);
-  cuda::OctaveTable table{};
-  table.count = 1;
-  table.gaussian[0] = LayerStackView{gaussian.data, width, height, stride, plane};
+  const NoiseOctave octave(width, height, stride, layers, random);
+  const cuda::OctaveTable& table = octave.table();
 
   // Sizes from a few pixels to a window past the halves' limit.
   std::vector<Keypoint> keypoints;

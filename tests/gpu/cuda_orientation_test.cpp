@@ -13,6 +13,7 @@
 #include "gpu_fixture.h"
 #include "gpusift/sift_orientation.h"
 #include "gpusift/sift_scale_space.h"
+#include "noise_octave.h"
 
 namespace gpusift::testing {
 namespace {
@@ -26,16 +27,9 @@ struct OrientationResult {
 
 TEST_F(CudaOrientation, HalvesAndCarriedSumsGiveTheSameBits) {
   const int width = 401, height = 301, stride = 416, layers = 3;
-  const size_t plane = static_cast<size_t>(stride) * height;
   std::mt19937 random(12);
-  std::uniform_real_distribution<float> pixel(0.f, 255.f);
-  std::vector<float> levels(plane * gaussian_levels(layers));
-  for (float& v : levels)
-    v = pixel(random);
-  const DeviceArray<float> gaussian(levels);
-  cuda::OctaveTable table{};
-  table.count = 1;
-  table.gaussian[0] = LayerStackView{gaussian.data, width, height, stride, plane};
+  const NoiseOctave octave(width, height, stride, layers, random);
+  const cuda::OctaveTable& table = octave.table();
 
   // Mostly windows of a few pixels, some clipped by the border; every 25th a window of more than
   // 2^15 samples around the centre, which takes the carry either way.
