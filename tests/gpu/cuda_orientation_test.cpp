@@ -1,6 +1,6 @@
 // The orientation kernel adds its fixed-point histograms as two halves where a window is small
 // enough for neither to wrap, else with a carry between the words: the same bits either way. The
-// noise's gradients make addends near 2^32, so the carried sums carry on most additions.
+// noise's gradients make addends of up to 2^32.5, so the carried sums often carry.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
