@@ -11,7 +11,6 @@
 #include "feature_kernels.h"
 #include "gpu_fixture.h"
 #include "gpusift/sift_descriptor.h"
-#include "gpusift/sift_scale_space.h"
 #include "noise_octave.h"
 
 namespace gpusift::testing {

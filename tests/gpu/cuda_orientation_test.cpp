@@ -12,7 +12,6 @@
 #include "feature_kernels.h"
 #include "gpu_fixture.h"
 #include "gpusift/sift_orientation.h"
-#include "gpusift/sift_scale_space.h"
 #include "noise_octave.h"
 
 namespace gpusift::testing {
