@@ -21,7 +21,7 @@ done
 mkdir -p "$out"
 
 ours() {
-  "$bench" --frames 200 --opencv-runs 1 --sizes "$sizes" > "$out/ours-$1.md" 2> "$out/ours-$1.err"
+  "$bench" --frames 200 --opencv-runs 1 --tables sift --sizes "$sizes" > "$out/ours-$1.md" 2> "$out/ours-$1.err"
 }
 reference() {
   : > "$out/reference-$1.txt"
