@@ -510,8 +510,6 @@ void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
   cuda::pad_candidate_keys(list, stream);
   cuda::sort_padded_by_key(scratch_space, keys.get(), keys_sorted.get(), indices.get(),
                            indices_sorted.get(), found, sorted_bound, key_layout.bits, stream);
-  check(cudaMemsetAsync(peak_counts.get(), 0, sizeof(int) * (sorted_bound + 1), stream),
-        "cudaMemsetAsync");
   cuda::assign_orientations(table, candidates.get(), keys_sorted.get(), indices_sorted.get(), found,
                             sorted_bound, refine.first_octave, peak_counts.get(), angles.get(),
                             stream);

@@ -9,14 +9,20 @@ namespace {
 
 constexpr int kTileWidth = 32;
 constexpr int kThreadRows = 8;
-constexpr int kRowsPerThread = 4;
-constexpr int kTileHeight = kThreadRows * kRowsPerThread;
 constexpr int kDetectThreads = kTileWidth * kThreadRows;
+constexpr int kDetectBlocksPerMultiprocessor = 5;
+// Rows a thread tests. A launch that the GPU holds in about one wave lasts as long as its slowest
+// thread, which refines its rows' extrema one after another, so such a launch gives each thread
+// one row (H100, ncu: the small octaves' launch at 720p 11.8 -> 8.2 us). Larger launches keep
+// four, which share their loads; one row made them slower (1080p octave 1 19.6 -> 20.1 us).
+constexpr int kRowsPerThread = 4;
+constexpr int kShortLaunchRowsPerThread = 1;
 
 // Blocks of one launch enumerate octave (of the launch's range), then tile of the octave's
 // interior, then layer.
 struct DetectGrid {
   OctaveRange octaves;
+  int tile_height;
   int first_block[kMaxOctaves + 1];
   int tiles_x[kMaxOctaves];
 };
@@ -60,17 +66,18 @@ __device__ TilePlace place_of_block(const DetectGrid& grid, int octave_layers) {
   place.layer = 1 + local % octave_layers;
   const int tile = local / octave_layers;
   place.first_col = kSiftImageBorder + (tile % grid.tiles_x[place.octave]) * kTileWidth;
-  place.first_row = kSiftImageBorder + (tile / grid.tiles_x[place.octave]) * kTileHeight;
+  place.first_row = kSiftImageBorder + (tile / grid.tiles_x[place.octave]) * grid.tile_height;
   return place;
 }
 
-// A thread tests kRowsPerThread neighbouring positions of a column. It reads the rows of three
+// A thread tests kRows neighbouring positions of a column. It reads the rows of three
 // that their own layer's patches share once, all together, and decides each position's own layer
 // from them; the layers below and above are read only for the few that pass.
 // Five blocks a multiprocessor (48 registers, a few spilt on the rare refinement path): at the
 // 64 registers it takes unbounded only four fit, and the kernel waits on memory more than it
 // computes (H100: 92 instead of 102 us at 2560x1920).
-__global__ void __launch_bounds__(kDetectThreads, 5)
+template <int kRows>
+__global__ void __launch_bounds__(kDetectThreads, kDetectBlocksPerMultiprocessor)
     detect_kernel(OctaveTable octaves, DetectGrid grid, RefineSettings refine, float threshold,
                   CandidateList out) {
   __shared__ TilePlace place;
@@ -80,24 +87,24 @@ __global__ void __launch_bounds__(kDetectThreads, 5)
   const int octave = place.octave, layer = place.layer;
   const LayerStackView& dog = octaves.dog[octave];
   const int col = place.first_col + threadIdx.x;
-  const int first_row = place.first_row + threadIdx.y * kRowsPerThread;
+  const int first_row = place.first_row + threadIdx.y * kRows;
   if (col >= dog.width - kSiftImageBorder || first_row >= dog.height - kSiftImageBorder)
     return;
   const auto layer_stride = static_cast<ptrdiff_t>(dog.layer_stride);
   const auto stride = static_cast<ptrdiff_t>(dog.stride);
   const float* plane = dog.data + layer * layer_stride + col;
-  PatchBounds rows[kRowsPerThread + 2];
-  float values[kRowsPerThread];
+  PatchBounds rows[kRows + 2];
+  float values[kRows];
 #pragma unroll
-  for (int j = 0; j < kRowsPerThread + 2; ++j) {
+  for (int j = 0; j < kRows + 2; ++j) {
     // Past the last tested row the loads only need to stay inside the layer.
     const float* at = plane + min(first_row - 1 + j, dog.height - 1) * stride;
     rows[j] = bounds_of_three(at[-1], at[0], at[1]);
-    if (j >= 1 && j <= kRowsPerThread)
+    if (j >= 1 && j <= kRows)
       values[j - 1] = at[0];
   }
 #pragma unroll
-  for (int i = 0; i < kRowsPerThread; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     const int row = first_row + i;
     if (row >= dog.height - kSiftImageBorder)
       return;
@@ -110,6 +117,34 @@ __global__ void __launch_bounds__(kDetectThreads, 5)
         beats_patch(value, patch_bounds(centre + layer_stride, stride)))
       append_if_refined(dog, octave, layer, row, col, refine, out);
   }
+}
+
+// The launch's grid with tiles `tile_height` rows high; returns its block count.
+int plan_detect_grid(const OctaveTable& octaves, OctaveRange range, int octave_layers,
+                     int tile_height, DetectGrid* grid) {
+  *grid = DetectGrid{};
+  grid->octaves = range;
+  grid->tile_height = tile_height;
+  int blocks = 0;
+  for (int o = range.first; o < range.end; ++o) {
+    grid->first_block[o] = blocks;
+    const int inner_w = octaves.dog[o].width - 2 * kSiftImageBorder;
+    const int inner_h = octaves.dog[o].height - 2 * kSiftImageBorder;
+    grid->tiles_x[o] = inner_w > 0 ? (inner_w + kTileWidth - 1) / kTileWidth : 0;
+    const int tiles_y = inner_h > 0 ? (inner_h + tile_height - 1) / tile_height : 0;
+    blocks += grid->tiles_x[o] * tiles_y * octave_layers;
+  }
+  grid->first_block[range.end] = blocks;
+  return blocks;
+}
+
+// Up to one and a half waves of four-row blocks.
+bool is_short_launch(int four_row_blocks) {
+  int device = 0, multiprocessors = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, device),
+        "cudaDeviceGetAttribute");
+  return 2 * four_row_blocks <= 3 * multiprocessors * kDetectBlocksPerMultiprocessor;
 }
 
 }  // namespace
@@ -126,25 +161,27 @@ CandidateKeyLayout candidate_key_layout(int largest_width, int largest_height, i
 }
 
 void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
-                    float threshold, const CandidateList& out, cudaStream_t stream) {
+                    float threshold, const CandidateList& out, cudaStream_t stream,
+                    DetectRows rows) {
   if (range.first < 0 || range.end > octaves.count || range.first > range.end)
     throw Error(ErrorCode::kInvalidArgument, "detect_extrema: octave range outside the table");
-  DetectGrid grid{};
-  grid.octaves = range;
-  int blocks = 0;
-  for (int o = range.first; o < range.end; ++o) {
-    grid.first_block[o] = blocks;
-    const int inner_w = octaves.dog[o].width - 2 * kSiftImageBorder;
-    const int inner_h = octaves.dog[o].height - 2 * kSiftImageBorder;
-    grid.tiles_x[o] = inner_w > 0 ? (inner_w + kTileWidth - 1) / kTileWidth : 0;
-    const int tiles_y = inner_h > 0 ? (inner_h + kTileHeight - 1) / kTileHeight : 0;
-    blocks += grid.tiles_x[o] * tiles_y * refine.n_octave_layers;
-  }
-  grid.first_block[range.end] = blocks;
+  DetectGrid grid;
+  int blocks =
+      plan_detect_grid(octaves, range, refine.n_octave_layers, kThreadRows * kRowsPerThread, &grid);
   if (blocks == 0)
     return;
-  detect_kernel<<<blocks, dim3(kTileWidth, kThreadRows), 0, stream>>>(octaves, grid, refine,
-                                                                      threshold, out);
+  const bool one_row =
+      rows == DetectRows::kOne || (rows == DetectRows::kForLaunchSize && is_short_launch(blocks));
+  const dim3 threads(kTileWidth, kThreadRows);
+  if (one_row) {
+    blocks = plan_detect_grid(octaves, range, refine.n_octave_layers,
+                              kThreadRows * kShortLaunchRowsPerThread, &grid);
+    detect_kernel<kShortLaunchRowsPerThread>
+        <<<blocks, threads, 0, stream>>>(octaves, grid, refine, threshold, out);
+  } else {
+    detect_kernel<kRowsPerThread>
+        <<<blocks, threads, 0, stream>>>(octaves, grid, refine, threshold, out);
+  }
   check_launch("detect_kernel");
 }
 

@@ -53,10 +53,14 @@ struct OctaveRange {
   int first, end;
 };
 
+// How many neighbouring rows a detect thread tests: the same candidates either way; tests choose.
+enum class DetectRows { kForLaunchSize, kFour, kOne };
+
 // Appends the refined extrema of the octaves in `range`. Launches on disjoint ranges may run
 // concurrently into one list.
 void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
-                    float threshold, const CandidateList& out, cudaStream_t stream);
+                    float threshold, const CandidateList& out, cudaStream_t stream,
+                    DetectRows rows = DetectRows::kForLaunchSize);
 
 // Fills the unused tail of a candidate list, from min(*count, capacity) on, with keys above every
 // real one, so that the whole list can be sorted without the host knowing the count.
@@ -75,8 +79,8 @@ GPUSIFT_HD bool square_window_fits_halves(int radius) {
 }
 
 // For the sorted candidates 0..n-1, n = min(*count, capacity) (skipping repeats of a key), the
-// orientation peaks: counts[i] angles in angles[i * kMaxOrientationPeaks ...]. counts must be
-// zero beforehand from 0 to capacity (the scan's input).
+// orientation peaks: counts[i] angles in angles[i * kMaxOrientationPeaks ...]. All capacity + 1
+// counts (the scan's input) are written: 0 for a repeated key and past the list.
 void assign_orientations(const OctaveTable& octaves, const Candidate* candidates,
                          const uint64_t* sorted_keys, const uint32_t* sorted_indices,
                          const int* count, int capacity, int first_octave, int* counts,

@@ -126,9 +126,16 @@ __global__ void __launch_bounds__(kCandidateThreads, kOrientationBlocksPerMultip
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const int copy = (warp * kCopies + lane % kCopies) * kCopyStride;
   const int n = min(*count, capacity);
+  // Every count of the scan's capacity + 1 is written: 0 past the list and for repeated keys.
+  for (int i = n + blockIdx.x * blockDim.x + threadIdx.x; i <= capacity;
+       i += gridDim.x * blockDim.x)
+    counts[i] = 0;
   for (int i = blockIdx.x; i < n; i += gridDim.x) {
-    if (i > 0 && sorted_keys[i] == sorted_keys[i - 1])
+    if (i > 0 && sorted_keys[i] == sorted_keys[i - 1]) {
+      if (threadIdx.x == 0)
+        counts[i] = 0;
       continue;
+    }
     const Candidate c = candidates[sorted_indices[i]];
     for (int w = threadIdx.x; w < kHistogramWords; w += kCandidateThreads) {
       low[w] = 0;

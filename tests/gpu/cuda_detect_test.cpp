@@ -1,10 +1,12 @@
 // The extractor detects its first octaves' extrema on a stream of their own while it builds the
 // small octaves, and the rest at the end, into one list: launches on octave ranges must add up to
-// one launch over the whole table.
+// one launch over the whole table, whichever number of rows a thread tests.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <random>
 #include <vector>
@@ -64,6 +66,21 @@ class CandidateBuffers {
     std::sort(keys.begin(), keys.end());
     return keys;
   }
+  // The candidates in key order, as bytes: refinement's results, bit for bit.
+  std::vector<uint8_t> candidate_bytes_by_key() const {
+    const int n = std::min(count(), kCapacity);
+    const std::vector<uint64_t> keys = keys_.download();
+    const std::vector<cuda::Candidate> items = items_.download();
+    std::vector<int> order(n);
+    for (int i = 0; i < n; ++i)
+      order[i] = i;
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return keys[a] < keys[b]; });
+    std::vector<uint8_t> bytes(sizeof(cuda::Candidate) * n);
+    for (int i = 0; i < n; ++i)
+      std::memcpy(bytes.data() + sizeof(cuda::Candidate) * i, &items[order[i]],
+                  sizeof(cuda::Candidate));
+    return bytes;
+  }
 
  private:
   DeviceArray<cuda::Candidate> items_;
@@ -104,6 +121,22 @@ TEST_F(CudaDetect, OctaveRangesOnTwoStreamsEqualOneLaunch) {
         expected.begin(), expected.end(),
         [&](uint64_t k) { return static_cast<int>(k >> pyramid.key.octave_shift) == o; }))
         << "octave " << o;
+}
+
+// A launch of few blocks gives each thread one row, a larger one four: the same candidates. The
+// sizes leave partial tiles at the right and bottom of every octave.
+TEST_F(CudaDetect, OneRowAndFourRowsAThreadFindTheSameCandidates) {
+  const RandomPyramid pyramid(301, 203);
+  CandidateBuffers four(pyramid.key), one(pyramid.key);
+  cuda::detect_extrema(pyramid.table, {0, kOctaves}, refine_, threshold_, four.list, stream_.get(),
+                       cuda::DetectRows::kFour);
+  cuda::detect_extrema(pyramid.table, {0, kOctaves}, refine_, threshold_, one.list, stream_.get(),
+                       cuda::DetectRows::kOne);
+  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+  const std::vector<uint64_t> expected = four.sorted_keys();
+  ASSERT_GT(expected.size(), 100u);
+  EXPECT_EQ(one.sorted_keys(), expected);
+  EXPECT_EQ(one.candidate_bytes_by_key(), four.candidate_bytes_by_key());
 }
 
 TEST_F(CudaDetect, EmptyRangeFindsNothing) {

@@ -72,7 +72,7 @@ TEST_F(CudaOrientation, HalvesAndCarriedSumsGiveTheSameBits) {
   const DeviceArray<int> count(std::vector<int>{n});
 
   auto assign = [&](cuda::HistogramSums sums) {
-    const DeviceArray<int> counts(std::vector<int>(n, 0));
+    const DeviceArray<int> counts(std::vector<int>(n + 1, 0));
     const DeviceArray<float> angles(std::vector<float>(n * cuda::kMaxOrientationPeaks, -1.f));
     cuda::assign_orientations(table, on_device.data, sorted_keys.data, sorted_indices.data,
                               count.data, n, 0, counts.data, angles.data, stream_.get(), sums);
@@ -88,6 +88,44 @@ TEST_F(CudaOrientation, HalvesAndCarriedSumsGiveTheSameBits) {
   // Every window has samples, so every candidate has at least its highest bin as a peak.
   for (int i = 0; i < n; ++i)
     EXPECT_GT(halves.counts[i], 0) << "candidate " << i;
+}
+
+// The scan after it reads capacity + 1 counts, which the kernel writes whatever they held: 0 for
+// a repeated key and past the list.
+TEST_F(CudaOrientation, WritesEveryCountTheScanReads) {
+  const int width = 64, height = 48, stride = 64, layers = 3;
+  std::mt19937 random(5);
+  const NoiseOctave octave(width, height, stride, layers, random);
+  const int n = 6, capacity = 1000;
+  std::vector<cuda::Candidate> candidates(n);
+  for (int i = 0; i < n; ++i) {
+    cuda::Candidate& c = candidates[i];
+    c.layer = 1;
+    c.row = 10 + 4 * i;
+    c.col = 12 + 6 * i;
+    c.keypoint = Keypoint{
+        static_cast<float>(c.col), static_cast<float>(c.row), 4.f, -1.f, 1.f, c.layer << 8, -1};
+  }
+  const std::vector<uint64_t> keys{1, 2, 2, 3, 3, 3};
+  std::vector<uint32_t> indices(n);
+  for (int i = 0; i < n; ++i)
+    indices[i] = i;
+  const DeviceArray<cuda::Candidate> on_device(candidates);
+  const DeviceArray<uint64_t> sorted_keys(keys);
+  const DeviceArray<uint32_t> sorted_indices(indices);
+  const DeviceArray<int> count(std::vector<int>{n});
+  const DeviceArray<int> counts(std::vector<int>(capacity + 1, 99));
+  const DeviceArray<float> angles(std::vector<float>(capacity * cuda::kMaxOrientationPeaks));
+  cuda::assign_orientations(octave.table(), on_device.data, sorted_keys.data, sorted_indices.data,
+                            count.data, capacity, 0, counts.data, angles.data, stream_.get());
+  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+  const std::vector<int> written = counts.download();
+  for (int i : {0, 1, 3})
+    EXPECT_GT(written[i], 0) << "candidate " << i;
+  for (int i : {2, 4, 5})
+    EXPECT_EQ(written[i], 0) << "repeated key " << i;
+  for (int i = n; i <= capacity; ++i)
+    ASSERT_EQ(written[i], 0) << "past the list, " << i;
 }
 
 }  // namespace
