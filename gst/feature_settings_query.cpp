@@ -14,7 +14,7 @@ void write_sift(GstStructure* s, const SiftParams& p) {
                     "contrast-threshold", G_TYPE_DOUBLE, static_cast<double>(p.contrast_threshold),
                     "edge-threshold", G_TYPE_DOUBLE, static_cast<double>(p.edge_threshold), "sigma",
                     G_TYPE_DOUBLE, static_cast<double>(p.sigma), "upscale", G_TYPE_BOOLEAN,
-                    p.upscale, nullptr);
+                    p.upscale, "max-octaves", G_TYPE_INT, p.max_octaves, nullptr);
 }
 
 void write_surf(GstStructure* s, const SurfParams& p) {
@@ -55,7 +55,8 @@ bool read_sift(const GstStructure* s, SiftParams* p) {
   return read_common(s, &p->descriptor, &p->nfeatures, &p->n_octave_layers, &p->max_keypoints) &&
          read_float(s, "contrast-threshold", &p->contrast_threshold) &&
          read_float(s, "edge-threshold", &p->edge_threshold) && read_float(s, "sigma", &p->sigma) &&
-         read_bool(s, "upscale", &p->upscale);
+         read_bool(s, "upscale", &p->upscale) &&
+         gst_structure_get_int(s, "max-octaves", &p->max_octaves);
 }
 
 bool read_surf(const GstStructure* s, SurfParams* p) {

@@ -145,6 +145,13 @@ void install_filter_properties(GObjectClass* klass) {
           "cv::SIFT, about 2-3x slower); off by default for video",
           d.upscale, kAnyState));
   g_object_class_install_property(
+      klass, kPropMaxOctaves,
+      g_param_spec_int("max-octaves", "Maximum octaves",
+                       "SIFT: build at most this many octaves; 0: automatic, OpenCV's count with "
+                       "upscale and 5 without (the video mode, as CudaSift); a number past the "
+                       "frame's count takes them all",
+                       0, G_MAXINT, 0, kAnyState));
+  g_object_class_install_property(
       klass, kPropDescriptor,
       g_param_spec_enum("descriptor", "Descriptor",
                         "Descriptor format in the meta; SURF takes float or none",
@@ -217,6 +224,14 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
       sift.upscale = g_value_get_boolean(value);
       if (!s->sigma_chosen)
         sift.sigma = default_sigma(sift.upscale);
+      if (!s->max_octaves_chosen)
+        sift.max_octaves = default_max_octaves(sift.upscale);
+      return true;
+    case kPropMaxOctaves:
+      sift.max_octaves = g_value_get_int(value);
+      s->max_octaves_chosen = sift.max_octaves != 0;
+      if (!s->max_octaves_chosen)
+        sift.max_octaves = default_max_octaves(sift.upscale);
       return true;
     case kPropDescriptor:
       sift.descriptor = surf.descriptor = static_cast<DescriptorFormat>(g_value_get_enum(value));
@@ -284,6 +299,9 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
       break;
     case kPropUpscale:
       g_value_set_boolean(value, sift.upscale);
+      break;
+    case kPropMaxOctaves:
+      g_value_set_int(value, s.max_octaves_chosen ? sift.max_octaves : 0);
       break;
     case kPropDescriptor:
       g_value_set_enum(value, static_cast<gint>(sift.descriptor));

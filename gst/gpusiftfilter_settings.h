@@ -12,8 +12,10 @@ struct FilterSettings {
   Backend backend = Backend::kAuto;
   int cuda_device_id = -1;
   FeatureConfig features = video_defaults();
-  // False while the sigma property is 0 (automatic): features.sift.sigma then follows upscale.
+  // False while the sigma or max-octaves property is 0 (automatic): features.sift's value then
+  // follows upscale.
   bool sigma_chosen = false;
+  bool max_octaves_chosen = false;
   bool post_messages = false;
   // 2: the extractor works on a frame while upstream makes the next one, and the frame leaves one
   // frame later (added to the reported latency). 0: auto (filter_frames_in_flight).
@@ -46,6 +48,7 @@ enum FilterProperty {
   kPropEdgeThreshold,
   kPropSigma,
   kPropUpscale,
+  kPropMaxOctaves,
   kPropDescriptor,
   kPropMaxKeypoints,
   kPropHessianThreshold,

@@ -219,7 +219,7 @@ void CpuSiftExtractor::State::layout_for(int width, int height) {
   frame_width = frame_height = 0;
   const int scale = params.upscale ? 2 : 1;
   const int base_w = width * scale, base_h = height * scale;
-  const int count = octaves_with_interior(base_w, base_h, params.upscale);
+  const int count = built_octaves(base_w, base_h, params.upscale, params.max_octaves);
   octaves.assign(count, Octave{});
   size_t gaussian_total = 0, dog_total = 0;
   for (int o = 0; o < count; ++o) {

@@ -58,6 +58,8 @@ void validate(const SiftParams& p) {
     reject("edge_threshold must be a finite value > 0");
   if (!std::isfinite(p.sigma) || p.sigma < 0.5f || p.sigma > 4.f)
     reject("sigma must be in [0.5, 4], got " + std::to_string(p.sigma));
+  if (p.max_octaves < 0)
+    reject("max_octaves must be >= 0 (0: OpenCV's count), got " + std::to_string(p.max_octaves));
   if (p.max_keypoints < 1 || p.max_keypoints > (1 << 22))
     reject("max_keypoints must be in [1, 4194304], got " + std::to_string(p.max_keypoints));
   const int widest = gaussian_radius(

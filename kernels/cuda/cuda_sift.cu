@@ -305,8 +305,8 @@ void CudaSiftExtractor::State::layout_for(int frame_width, int frame_height) {
   release_layout();
   const int scale = params.upscale ? 2 : 1;
   const int base_w = frame_width * scale, base_h = frame_height * scale;
-  const int octaves =
-      std::min(octaves_with_interior(base_w, base_h, params.upscale), cuda::kMaxOctaves);
+  const int octaves = std::min(built_octaves(base_w, base_h, params.upscale, params.max_octaves),
+                               cuda::kMaxOctaves);
 
   std::vector<int> widths(octaves), heights(octaves);
   size_t total = 0;

@@ -114,6 +114,31 @@ TEST_F(CliTest, CsvEqualsCpuBackendInProcess) {
   expect_rows_equal(lines, expected, false);
 }
 
+// --upscale 0 takes the video mode's five octaves, as gpusiftfilter does; --max-octaves sets
+// another count. camera.png, 512x512, has six octaves without upscaling.
+TEST_F(CliTest, MaxOctavesFollowsUpscaleUntilGiven) {
+  const cv::Mat gray = load_gray("camera.png");
+  ASSERT_FALSE(gray.empty());
+  const auto library = [&](int max_octaves) {
+    SiftParams params = video_sift_params();
+    params.max_octaves = max_octaves;
+    return CpuSiftExtractor{params}.extract(gray.data, gray.step, gray.cols, gray.rows);
+  };
+  const Features five = library(kVideoMaxOctaves), all = library(0);
+  ASSERT_NE(five.keypoints.size(), all.keypoints.size());
+  const struct {
+    std::vector<std::string> options;
+    const Features& expected;
+  } cases[] = {{{"--upscale", "0"}, five}, {{"--upscale", "0", "--max-octaves", "99"}, all}};
+  for (const auto& c : cases) {
+    std::vector<std::string> args = c.options;
+    args.insert(args.end(), {"--backend", "cpu", image("camera.png"), "-o", path("camera.csv")});
+    const ChildResult r = run(args);
+    ASSERT_EQ(r.exit_status, 0) << r.err;
+    expect_rows_equal(read_lines(path("camera.csv")), c.expected, false);
+  }
+}
+
 TEST_F(CliTest, SurfCsvEqualsCpuSurfBackendInProcess) {
   const ChildResult r = run({"--method", "surf", "--backend", "cpu", "--hessian-threshold", "400",
                              image("camera.png"), "-o", path("surf.csv")});
@@ -336,6 +361,9 @@ const std::vector<BadInput>& bad_inputs() {
       {"SurfWithSigma",
        {"@DATA@/camera.png", "--method", "surf", "--sigma", "2", "-o", "@TMP@/out.csv"},
        "--sigma is only for --method sift"},
+      {"SurfWithMaxOctaves",
+       {"@DATA@/camera.png", "--method", "surf", "--max-octaves", "3", "-o", "@TMP@/out.csv"},
+       "--max-octaves is only for --method sift"},
       {"SurfWithUpscaleBeforeMethod",
        {"@DATA@/camera.png", "--upscale", "0", "--method", "surf", "-o", "@TMP@/out.csv"},
        "--upscale is only for --method sift"},
@@ -364,6 +392,7 @@ const std::vector<BadInput>& bad_inputs() {
        {"@DATA@/camera.png", "--method", "surf", "--upright", "2", "-o", "@TMP@/out.csv"}},
       {"UnknownBackend", {"@DATA@/camera.png", "--backend", "tpu", "-o", "@TMP@/out.csv"}},
       {"SigmaOutOfRange", {"@DATA@/camera.png", "--sigma", "9", "-o", "@TMP@/out.csv"}},
+      {"ZeroMaxOctaves", {"@DATA@/camera.png", "--max-octaves", "0", "-o", "@TMP@/out.csv"}},
       {"NanThreshold", {"@DATA@/camera.png", "--contrast-threshold", "nan", "-o", "@TMP@/out.csv"}},
       {"ZeroOctaveLayers", {"@DATA@/camera.png", "--n-octave-layers", "0", "-o", "@TMP@/o.csv"}},
       {"ZeroBenchRuns", {"@DATA@/camera.png", "--bench", "0", "-o", "@TMP@/out.csv"}},

@@ -198,6 +198,7 @@ TEST(Params, InvalidValuesAreRefusedNamingTheField) {
       {"sigma", [](SiftParams& p) { p.sigma = 10.f; }},
       {"sigma", [=](SiftParams& p) { p.sigma = nan; }},
       {"max_keypoints", [](SiftParams& p) { p.max_keypoints = 0; }},
+      {"max_octaves", [](SiftParams& p) { p.max_octaves = -1; }},
       {"descriptor", [](SiftParams& p) { p.descriptor = static_cast<DescriptorFormat>(42); }},
   };
   for (const BadParam& bad : cases) {
@@ -221,6 +222,8 @@ TEST(Params, ExtremeValidValuesWork) {
       },
       [](SiftParams& p) { p.contrast_threshold = 0.f; },
       [](SiftParams& p) { p.max_keypoints = 1; },
+      [](SiftParams& p) { p.max_octaves = 1; },
+      [](SiftParams& p) { p.max_octaves = 1000; },
   };
   for (size_t i = 0; i < settings.size(); ++i) {
     SiftParams params;
@@ -229,6 +232,29 @@ TEST(Params, ExtremeValidValuesWork) {
     EXPECT_NO_THROW(f = extract_fresh(gray, params)) << "setting " << i;
     EXPECT_FALSE(f.keypoints.empty()) << "setting " << i;
   }
+}
+
+// The video mode's octaves count in the extractor: the keypoints of 1280x720 come from octaves
+// 0-4 with it and from octaves 0-6 without, those of octaves 0-4 being the same.
+TEST(Params, TheExtractorBuildsAtMostMaxOctaves) {
+  const cv::Mat gray = resized(astronaut(), 1280, 720);
+  SiftParams all = video_sift_params();
+  all.max_octaves = 0;
+  const Features capped =
+      CpuSiftExtractor(video_sift_params()).extract(gray.data, gray.step, gray.cols, gray.rows);
+  const Features uncapped =
+      CpuSiftExtractor(all).extract(gray.data, gray.step, gray.cols, gray.rows);
+  std::vector<Keypoint> below;
+  int above = 0;
+  for (const Keypoint& k : uncapped.keypoints) {
+    if (unpack_octave(k.octave).octave < kVideoMaxOctaves)
+      below.push_back(k);
+    else
+      ++above;
+  }
+  EXPECT_GT(above, 0);
+  ASSERT_EQ(capped.keypoints.size(), below.size());
+  EXPECT_EQ(std::memcmp(capped.keypoints.data(), below.data(), sizeof(Keypoint) * below.size()), 0);
 }
 
 // ---- keypoint limits -------------------------------------------------------------------------

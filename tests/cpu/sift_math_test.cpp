@@ -14,6 +14,7 @@
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_extrema.h"
 #include "gpusift/sift_orientation.h"
+#include "gpusift/sift_params.h"
 #include "gpusift/sift_scale_space.h"
 
 namespace gpusift::testing {
@@ -157,6 +158,17 @@ TEST(OctaveCount, BuildsOnlyOctavesWithAnInterior) {
   }
   EXPECT_EQ(octaves_with_interior(1920, 1080, false), 7);  // 8 by OpenCV's count; 15x8 is empty
   EXPECT_EQ(octaves_with_interior(2, 2, true), 0);
+}
+
+// max_octaves caps the octaves built; 0 leaves OpenCV's count.
+TEST(OctaveCount, MaxOctavesCapsTheOctavesBuilt) {
+  EXPECT_EQ(built_octaves(1280, 720, false, 0), 7);
+  EXPECT_EQ(built_octaves(1280, 720, false, kVideoMaxOctaves), 5);
+  EXPECT_EQ(built_octaves(1280, 720, false, 1), 1);
+  EXPECT_EQ(built_octaves(1280, 720, false, 99), 7);
+  EXPECT_EQ(built_octaves(2560, 1440, true, 0), 8);
+  EXPECT_EQ(built_octaves(640, 480, false, kVideoMaxOctaves), 5);
+  EXPECT_EQ(built_octaves(2, 2, true, 5), 0);
 }
 
 TEST(Reflect101, MatchesBorderInterpolate) {

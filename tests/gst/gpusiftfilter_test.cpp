@@ -522,11 +522,46 @@ double sigma_property(GstHarness* h) {
   return sigma;
 }
 
-Features library_sift_with(const cv::Mat& gray, bool upscale, float sigma) {
+Features library_sift_with(const cv::Mat& gray, bool upscale, float sigma, int max_octaves) {
   SiftParams params;
   params.upscale = upscale;
   params.sigma = sigma;
+  params.max_octaves = max_octaves;
   return CpuSiftExtractor(params).extract(gray.data, gray.step, gray.cols, gray.rows);
+}
+
+// Each step: a property assignment, then the element's frame against the library's with the
+// parameters the step should leave in force.
+struct AutomaticStep {
+  const char* assignment;
+  double read_back;  // of the property the test is about
+  bool upscale;
+  float sigma;
+  int max_octaves;
+};
+
+void expect_steps(GstHarness* h, const cv::Mat& gray, const char* property,
+                  const std::vector<AutomaticStep>& steps) {
+  for (const AutomaticStep& step : steps) {
+    gchar** pair = g_strsplit(step.assignment, "=", 2);
+    gst_util_set_object_arg(G_OBJECT(h->element), pair[0], pair[1]);
+    g_strfreev(pair);
+    GValue value = G_VALUE_INIT;
+    g_object_get_property(G_OBJECT(h->element), property, &value);
+    GValue as_double = G_VALUE_INIT;
+    g_value_init(&as_double, G_TYPE_DOUBLE);
+    g_value_transform(&value, &as_double);
+    EXPECT_FLOAT_EQ(static_cast<float>(g_value_get_double(&as_double)),
+                    static_cast<float>(step.read_back))
+        << step.assignment;
+    g_value_unset(&as_double);
+    g_value_unset(&value);
+    GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+    ASSERT_NE(out, nullptr) << step.assignment;
+    expect_meta_equals(gst_buffer_get_keypoints_meta(out),
+                       library_sift_with(gray, step.upscale, step.sigma, step.max_octaves));
+    gst_buffer_unref(out);
+  }
 }
 
 // sigma 0 (the default) follows upscale: OpenCV's 1.6 with it, so that upscale=true alone gives
@@ -535,29 +570,36 @@ TEST(GpusiftFilter, SigmaFollowsUpscaleUntilSetByHand) {
   const cv::Mat gray = load_gray("coins.png");
   GstHarness* h = cpu_filter();
   EXPECT_EQ(sigma_property(h), 0.0);
-  const struct Step {
-    const char* assignment;
-    float sigma_read_back;
-    bool upscale;
-    float sigma_used;
-  } steps[] = {
-      {"upscale=false", 0.f, false, kVideoSigma},
-      {"upscale=true", 0.f, true, kOpenCvSigma},
-      {"sigma=1.2", 1.2f, true, 1.2f},
-      {"upscale=false", 1.2f, false, 1.2f},
-      {"sigma=0", 0.f, false, kVideoSigma},
-  };
-  for (const Step& step : steps) {
-    gchar** pair = g_strsplit(step.assignment, "=", 2);
-    gst_util_set_object_arg(G_OBJECT(h->element), pair[0], pair[1]);
-    g_strfreev(pair);
-    EXPECT_FLOAT_EQ(static_cast<float>(sigma_property(h)), step.sigma_read_back) << step.assignment;
-    GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
-    ASSERT_NE(out, nullptr) << step.assignment;
-    expect_meta_equals(gst_buffer_get_keypoints_meta(out),
-                       library_sift_with(gray, step.upscale, step.sigma_used));
-    gst_buffer_unref(out);
-  }
+  expect_steps(h, gray, "sigma",
+               {
+                   {"upscale=false", 0, false, kVideoSigma, kVideoMaxOctaves},
+                   {"upscale=true", 0, true, kOpenCvSigma, 0},
+                   {"sigma=1.2", 1.2, true, 1.2f, 0},
+                   {"upscale=false", 1.2, false, 1.2f, kVideoMaxOctaves},
+                   {"sigma=0", 0, false, kVideoSigma, kVideoMaxOctaves},
+               });
+  teardown(h);
+}
+
+// max-octaves 0 (the default) follows upscale too: OpenCV's count with it, the video mode's 5
+// without. camera.png, 512x512, has six octaves without upscaling, and keypoints in the sixth.
+TEST(GpusiftFilter, MaxOctavesFollowsUpscaleUntilSetByHand) {
+  const cv::Mat gray = load_gray("camera.png");
+  ASSERT_NE(library_sift_with(gray, false, kVideoSigma, 0).keypoints.size(),
+            library_sift_with(gray, false, kVideoSigma, kVideoMaxOctaves).keypoints.size());
+  GstHarness* h = cpu_filter();
+  int max_octaves = -1;
+  g_object_get(h->element, "max-octaves", &max_octaves, nullptr);
+  EXPECT_EQ(max_octaves, 0);
+  expect_steps(h, gray, "max-octaves",
+               {
+                   {"upscale=false", 0, false, kVideoSigma, kVideoMaxOctaves},
+                   {"upscale=true", 0, true, kOpenCvSigma, 0},
+                   {"max-octaves=3", 3, true, kOpenCvSigma, 3},
+                   {"upscale=false", 3, false, kVideoSigma, 3},
+                   {"max-octaves=99", 99, false, kVideoSigma, 0},
+                   {"max-octaves=0", 0, false, kVideoSigma, kVideoMaxOctaves},
+               });
   teardown(h);
 }
 
@@ -573,7 +615,7 @@ TEST(GpusiftFilter, SigmaBelowHalfIsASettingsErrorUntilFixed) {
   GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
   ASSERT_NE(out, nullptr);
   expect_meta_equals(gst_buffer_get_keypoints_meta(out),
-                     library_sift_with(gray, false, kVideoSigma));
+                     library_sift_with(gray, false, kVideoSigma, kVideoMaxOctaves));
   gst_buffer_unref(out);
   teardown(h);
 }

@@ -289,7 +289,8 @@ TEST(KeypointMatcher, GpusiftfilterAnswersTheFeatureSettingsQuery) {
   GstPad* src = gst_element_get_static_pad(filter, "src");
   gst_util_set_object_arg(G_OBJECT(filter), "descriptor", "rootsift");
   g_object_set(filter, "contrast-threshold", 0.07, "sigma", 1.8, "upscale", TRUE, "nfeatures", 500,
-               "n-octave-layers", 4, "edge-threshold", 12.0, "max-keypoints", 9000, nullptr);
+               "n-octave-layers", 4, "edge-threshold", 12.0, "max-keypoints", 9000, "max-octaves",
+               3, nullptr);
   GstQuery* query = gpusift::gst::feature_settings_query_new();
   ASSERT_TRUE(gst_pad_query(src, query));
   FeatureConfig config;
@@ -304,6 +305,7 @@ TEST(KeypointMatcher, GpusiftfilterAnswersTheFeatureSettingsQuery) {
   EXPECT_EQ(config.sift.nfeatures, 500);
   EXPECT_EQ(config.sift.n_octave_layers, 4);
   EXPECT_EQ(config.sift.max_keypoints, 9000);
+  EXPECT_EQ(config.sift.max_octaves, 3);
 
   gst_util_set_object_arg(G_OBJECT(filter), "method", "surf");
   gst_util_set_object_arg(G_OBJECT(filter), "descriptor", "float");

@@ -77,6 +77,10 @@ const ValueOption kValueOptions[] = {
        float& sigma = o->config.sift.sigma;
        return parse_finite_float(v, &sigma) && sigma >= 0.5f && sigma <= 4.f;
      }},
+    {"--max-octaves", "an integer >= 1", Scope::kSiftOnly,
+     [](const std::string& v, ExtractOptions* o) {
+       return parse_int(v, 1, INT_MAX, &o->config.sift.max_octaves);
+     }},
     {"--hessian-threshold", "a number >= 0", Scope::kSurfOnly,
      [](const std::string& v, ExtractOptions* o) {
        double& threshold = o->config.surf.hessian_threshold;
@@ -156,6 +160,8 @@ const char* extract_usage() {
          "  --sigma F                 first-octave blur; default 1.6 with --upscale 1\n"
          "                            (OpenCV's), 0.8 with --upscale 0 (gpusiftfilter's\n"
          "                            video mode)\n"
+         "  --max-octaves N           at most N octaves; default OpenCV's count with --upscale 1,\n"
+         "                            5 with --upscale 0 (the video mode)\n"
          "SURF only (OpenCV's cv::xfeatures2d::SURF conventions):\n"
          "  --hessian-threshold F     default 100\n"
          "  --n-octaves N             default 4, at most 8\n"
@@ -173,7 +179,7 @@ const char* extract_usage() {
 
 std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options) {
   bool options_ended = false;
-  bool sigma_chosen = false;
+  bool sigma_chosen = false, max_octaves_chosen = false;
   const char* first_sift_only = nullptr;
   const char* first_surf_only = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -207,6 +213,7 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
       if (!option->apply(value, options))
         return "bad value '" + value + "' for " + name + " (expected " + option->expected + ")";
       sigma_chosen = sigma_chosen || name == "--sigma";
+      max_octaves_chosen = max_octaves_chosen || name == "--max-octaves";
       if (option->scope == Scope::kSiftOnly && first_sift_only == nullptr)
         first_sift_only = option->name;
       if (option->scope == Scope::kSurfOnly && first_surf_only == nullptr)
@@ -215,6 +222,8 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
   }
   if (!sigma_chosen)
     options->config.sift.sigma = default_sigma(options->config.sift.upscale);
+  if (!max_octaves_chosen)
+    options->config.sift.max_octaves = default_max_octaves(options->config.sift.upscale);
   if (options->show_help || options->list_backends)
     return "";
   const bool surf = options->config.method == Method::kSurf;

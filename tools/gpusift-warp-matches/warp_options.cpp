@@ -1,5 +1,7 @@
 #include "warp_options.h"
 
+#include <climits>
+
 #include "gpusift/error.h"
 #include "parse_number.h"
 
@@ -42,6 +44,11 @@ const ValueOption kValueOptions[] = {
      [](const std::string& v, WarpOptions* o) {
        return parse_finite_float(v, &o->sift.edge_threshold);
      }},
+    {"--max-octaves",
+     [](const std::string& v, WarpOptions* o) {
+       o->max_octaves_given = true;
+       return parse_int(v, 1, INT_MAX, &o->sift.max_octaves);
+     }},
     {"--n-octave-layers",
      [](const std::string& v, WarpOptions* o) {
        return parse_int(v, 1, kMaxOctaveLayers, &o->sift.n_octave_layers);
@@ -73,9 +80,10 @@ const char* warp_usage() {
          "  --rotation DEGREES        default 30\n"
          "  --scale S                 default 0.8\n"
          "  --backend cpu|cuda|auto   default auto\n"
-         "  SIFT, default gpusiftfilter's video mode (--upscale 0 --sigma 0.8):\n"
-         "  --upscale 0|1, --sigma F (default 1.6 with --upscale 1), --contrast-threshold F,\n"
-         "  --edge-threshold F, --n-octave-layers N\n"
+         "  SIFT, default gpusiftfilter's video mode (--upscale 0 --sigma 0.8 --max-octaves 5):\n"
+         "  --upscale 0|1, --sigma F (default 1.6 with --upscale 1), --max-octaves N (default\n"
+         "  OpenCV's count with --upscale 1), --contrast-threshold F, --edge-threshold F,\n"
+         "  --n-octave-layers N\n"
          "  --write-pairs DIR         also write DIR/NAME.pgm and DIR/NAME_w.pgm (NAME: the\n"
          "                            image's file name without extension, then _ROWS with "
          "--rows)\n"
@@ -112,6 +120,8 @@ std::string parse_warp_options(int argc, const char* const* argv, WarpOptions* o
     return "no IMAGE given (see --help)";
   if (!options->sigma_given)
     options->sift.sigma = default_sigma(options->sift.upscale);
+  if (!options->max_octaves_given)
+    options->sift.max_octaves = default_max_octaves(options->sift.upscale);
   try {
     validate(options->sift);
   } catch (const Error& e) {

@@ -71,6 +71,13 @@ GPUSIFT_HD int octaves_with_interior(int base_width, int base_height, bool upsca
   return count;
 }
 
+// The octaves both backends build: octaves_with_interior(), at most max_octaves of them unless
+// that is 0.
+GPUSIFT_HD int built_octaves(int base_width, int base_height, bool upscale, int max_octaves) {
+  const int count = octaves_with_interior(base_width, base_height, upscale);
+  return max_octaves > 0 ? min_of(count, max_octaves) : count;
+}
+
 // Index that mirrors i into [0, n) without repeating the edge: OpenCV's BORDER_REFLECT_101.
 GPUSIFT_HD int reflect101(int i, int n) {
   if (n == 1)
