@@ -216,22 +216,17 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
       return true;
     case kPropSigma:
       sift.sigma = static_cast<float>(g_value_get_double(value));
-      s->sigma_chosen = sift.sigma != 0.f;
-      if (!s->sigma_chosen)
-        sift.sigma = default_sigma(sift.upscale);
+      s->chosen.sigma = sift.sigma != 0.f;
+      apply_upscale_defaults(&sift, s->chosen);
       return true;
     case kPropUpscale:
       sift.upscale = g_value_get_boolean(value);
-      if (!s->sigma_chosen)
-        sift.sigma = default_sigma(sift.upscale);
-      if (!s->max_octaves_chosen)
-        sift.max_octaves = default_max_octaves(sift.upscale);
+      apply_upscale_defaults(&sift, s->chosen);
       return true;
     case kPropMaxOctaves:
       sift.max_octaves = g_value_get_int(value);
-      s->max_octaves_chosen = sift.max_octaves != 0;
-      if (!s->max_octaves_chosen)
-        sift.max_octaves = default_max_octaves(sift.upscale);
+      s->chosen.max_octaves = sift.max_octaves != 0;
+      apply_upscale_defaults(&sift, s->chosen);
       return true;
     case kPropDescriptor:
       sift.descriptor = surf.descriptor = static_cast<DescriptorFormat>(g_value_get_enum(value));
@@ -295,13 +290,13 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
       g_value_set_double(value, sift.edge_threshold);
       break;
     case kPropSigma:
-      g_value_set_double(value, s.sigma_chosen ? sift.sigma : 0.0);
+      g_value_set_double(value, s.chosen.sigma ? sift.sigma : 0.0);
       break;
     case kPropUpscale:
       g_value_set_boolean(value, sift.upscale);
       break;
     case kPropMaxOctaves:
-      g_value_set_int(value, s.max_octaves_chosen ? sift.max_octaves : 0);
+      g_value_set_int(value, s.chosen.max_octaves ? sift.max_octaves : 0);
       break;
     case kPropDescriptor:
       g_value_set_enum(value, static_cast<gint>(sift.descriptor));

@@ -14,8 +14,7 @@ struct FilterSettings {
   FeatureConfig features = video_defaults();
   // False while the sigma or max-octaves property is 0 (automatic): features.sift's value then
   // follows upscale.
-  bool sigma_chosen = false;
-  bool max_octaves_chosen = false;
+  ChosenByHand chosen;
   bool post_messages = false;
   // 2: the extractor works on a frame while upstream makes the next one, and the frame leaves one
   // frame later (added to the reported latency). 0: auto (filter_frames_in_flight).

@@ -179,7 +179,7 @@ const char* extract_usage() {
 
 std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options) {
   bool options_ended = false;
-  bool sigma_chosen = false, max_octaves_chosen = false;
+  ChosenByHand chosen;
   const char* first_sift_only = nullptr;
   const char* first_surf_only = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -212,18 +212,15 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
       }
       if (!option->apply(value, options))
         return "bad value '" + value + "' for " + name + " (expected " + option->expected + ")";
-      sigma_chosen = sigma_chosen || name == "--sigma";
-      max_octaves_chosen = max_octaves_chosen || name == "--max-octaves";
+      chosen.sigma = chosen.sigma || name == "--sigma";
+      chosen.max_octaves = chosen.max_octaves || name == "--max-octaves";
       if (option->scope == Scope::kSiftOnly && first_sift_only == nullptr)
         first_sift_only = option->name;
       if (option->scope == Scope::kSurfOnly && first_surf_only == nullptr)
         first_surf_only = option->name;
     }
   }
-  if (!sigma_chosen)
-    options->config.sift.sigma = default_sigma(options->config.sift.upscale);
-  if (!max_octaves_chosen)
-    options->config.sift.max_octaves = default_max_octaves(options->config.sift.upscale);
+  apply_upscale_defaults(&options->config.sift, chosen);
   if (options->show_help || options->list_backends)
     return "";
   const bool surf = options->config.method == Method::kSurf;

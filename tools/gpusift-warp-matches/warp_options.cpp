@@ -33,7 +33,7 @@ const ValueOption kValueOptions[] = {
      }},
     {"--sigma",
      [](const std::string& v, WarpOptions* o) {
-       o->sigma_given = true;
+       o->chosen.sigma = true;
        return parse_finite_float(v, &o->sift.sigma);
      }},
     {"--contrast-threshold",
@@ -46,7 +46,7 @@ const ValueOption kValueOptions[] = {
      }},
     {"--max-octaves",
      [](const std::string& v, WarpOptions* o) {
-       o->max_octaves_given = true;
+       o->chosen.max_octaves = true;
        return parse_int(v, 1, INT_MAX, &o->sift.max_octaves);
      }},
     {"--n-octave-layers",
@@ -118,10 +118,7 @@ std::string parse_warp_options(int argc, const char* const* argv, WarpOptions* o
     return "";
   if (options->images.empty())
     return "no IMAGE given (see --help)";
-  if (!options->sigma_given)
-    options->sift.sigma = default_sigma(options->sift.upscale);
-  if (!options->max_octaves_given)
-    options->sift.max_octaves = default_max_octaves(options->sift.upscale);
+  apply_upscale_defaults(&options->sift, options->chosen);
   try {
     validate(options->sift);
   } catch (const Error& e) {

@@ -18,10 +18,9 @@ struct WarpOptions {
   double tolerance_px = 3;
   Backend backend = Backend::kAuto;
   SiftParams sift = video_sift_params();  // gpusiftfilter's defaults
-  bool sigma_given = false;        // else sift.sigma follows sift.upscale, as in gpusiftfilter
-  bool max_octaves_given = false;  // likewise sift.max_octaves
-  std::string pairs_dir;           // non-empty: write each pair there as PGM
-  std::string features_dir;        // non-empty: read another extractor's CSVs instead of extracting
+  ChosenByHand chosen;                    // the others follow sift.upscale, as in gpusiftfilter
+  std::string pairs_dir;                  // non-empty: write each pair there as PGM
+  std::string features_dir;  // non-empty: read another extractor's CSVs instead of extracting
 };
 
 const char* warp_usage();

@@ -61,6 +61,21 @@ struct SiftParams {
   int max_keypoints = 65536;
 };
 
+// The parameters whose default follows upscale, and whether the caller set each by hand.
+struct ChosenByHand {
+  bool sigma = false;
+  bool max_octaves = false;
+};
+
+// Gives the parameters not chosen by hand upscale's defaults (default_sigma,
+// default_max_octaves), as gpusiftfilter and the CLIs do whenever upscale or a choice changes.
+inline void apply_upscale_defaults(SiftParams* params, ChosenByHand chosen) {
+  if (!chosen.sigma)
+    params->sigma = default_sigma(params->upscale);
+  if (!chosen.max_octaves)
+    params->max_octaves = default_max_octaves(params->upscale);
+}
+
 // gpusiftfilter's defaults: no doubled first octave, sigma kVideoSigma, kVideoMaxOctaves octaves,
 // OpenCV's thresholds.
 inline SiftParams video_sift_params() {
