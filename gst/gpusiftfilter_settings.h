@@ -22,8 +22,9 @@ struct FilterSettings {
   HostFrameAccess host_frame_access = HostFrameAccess::kAuto;
 
   // The element's defaults differ from the library's in SIFT's video mode: video wants speed, so
-  // the doubled first octave (OpenCV parity) is off unless asked for, and a smaller first-octave
-  // blur brings back the fine scales it would have given.
+  // the doubled first octave (OpenCV parity) is off unless asked for, a smaller first-octave
+  // blur brings back the fine scales it would have given, and the tiny octaves past the fifth
+  // are left out.
   static FeatureConfig video_defaults() {
     FeatureConfig config;
     config.sift = video_sift_params();
