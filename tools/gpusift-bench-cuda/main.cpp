@@ -292,8 +292,7 @@ int run(const Options& options) {
   std::printf(
       "\nModes: off, upscale off with OpenCV's sigma 1.6; video, gpusiftfilter's defaults "
       "(upscale off, sigma 0.8, five octaves); on, OpenCV's defaults (parity). OpenCV always "
-      "doubles the image; "
-      "its time is repeated on the off and video rows for reference.\n\n");
+      "doubles the image; its time is repeated on the off and video rows for reference.\n\n");
   if (options.sift_only)
     return 0;
   print_host_frame_access(sift_native);
