@@ -22,7 +22,6 @@ constexpr int kShortLaunchRowsPerThread = 1;
 // interior, then layer.
 struct DetectGrid {
   OctaveRange octaves;
-  int tile_height;
   int first_block[kMaxOctaves + 1];
   int tiles_x[kMaxOctaves];
 };
@@ -56,6 +55,7 @@ struct TilePlace {
 // A tile's layers go to neighbouring blocks, which run together and so share the tile's DoG
 // reads in the caches: with the layers of an octave in turn, each layer came from DRAM up to
 // three times.
+template <int kTileHeight>
 __device__ TilePlace place_of_block(const DetectGrid& grid, int octave_layers) {
   TilePlace place{};
   place.octave = grid.octaves.first;
@@ -66,7 +66,7 @@ __device__ TilePlace place_of_block(const DetectGrid& grid, int octave_layers) {
   place.layer = 1 + local % octave_layers;
   const int tile = local / octave_layers;
   place.first_col = kSiftImageBorder + (tile % grid.tiles_x[place.octave]) * kTileWidth;
-  place.first_row = kSiftImageBorder + (tile / grid.tiles_x[place.octave]) * grid.tile_height;
+  place.first_row = kSiftImageBorder + (tile / grid.tiles_x[place.octave]) * kTileHeight;
   return place;
 }
 
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kDetectThreads, kDetectBlocksPerMultiprocessor
                   CandidateList out) {
   __shared__ TilePlace place;
   if (threadIdx.x == 0 && threadIdx.y == 0)
-    place = place_of_block(grid, refine.n_octave_layers);
+    place = place_of_block<kThreadRows * kRows>(grid, refine.n_octave_layers);
   __syncthreads();
   const int octave = place.octave, layer = place.layer;
   const LayerStackView& dog = octaves.dog[octave];
@@ -124,7 +124,6 @@ int plan_detect_grid(const OctaveTable& octaves, OctaveRange range, int octave_l
                      int tile_height, DetectGrid* grid) {
   *grid = DetectGrid{};
   grid->octaves = range;
-  grid->tile_height = tile_height;
   int blocks = 0;
   for (int o = range.first; o < range.end; ++o) {
     grid->first_block[o] = blocks;
@@ -160,16 +159,16 @@ CandidateKeyLayout candidate_key_layout(int largest_width, int largest_height, i
   return key;
 }
 
-void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
-                    float threshold, const CandidateList& out, cudaStream_t stream,
-                    DetectRows rows) {
+int detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
+                   float threshold, const CandidateList& out, cudaStream_t stream,
+                   DetectRows rows) {
   if (range.first < 0 || range.end > octaves.count || range.first > range.end)
     throw Error(ErrorCode::kInvalidArgument, "detect_extrema: octave range outside the table");
   DetectGrid grid;
   int blocks =
       plan_detect_grid(octaves, range, refine.n_octave_layers, kThreadRows * kRowsPerThread, &grid);
   if (blocks == 0)
-    return;
+    return 0;
   const bool one_row =
       rows == DetectRows::kOne || (rows == DetectRows::kForLaunchSize && is_short_launch(blocks));
   const dim3 threads(kTileWidth, kThreadRows);
@@ -183,6 +182,7 @@ void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineS
         <<<blocks, threads, 0, stream>>>(octaves, grid, refine, threshold, out);
   }
   check_launch("detect_kernel");
+  return one_row ? kShortLaunchRowsPerThread : kRowsPerThread;
 }
 
 }  // namespace gpusift::cuda

@@ -57,10 +57,11 @@ struct OctaveRange {
 enum class DetectRows { kForLaunchSize, kFour, kOne };
 
 // Appends the refined extrema of the octaves in `range`. Launches on disjoint ranges may run
-// concurrently into one list.
-void detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
-                    float threshold, const CandidateList& out, cudaStream_t stream,
-                    DetectRows rows = DetectRows::kForLaunchSize);
+// concurrently into one list. Returns the rows each thread tested: 1 or 4, or 0 where the range
+// has no interior to test.
+int detect_extrema(const OctaveTable& octaves, OctaveRange range, const RefineSettings& refine,
+                   float threshold, const CandidateList& out, cudaStream_t stream,
+                   DetectRows rows = DetectRows::kForLaunchSize);
 
 // Fills the unused tail of a candidate list, from min(*count, capacity) on, with keys above every
 // real one, so that the whole list can be sorted without the host knowing the count.

@@ -128,10 +128,12 @@ TEST_F(CudaDetect, OctaveRangesOnTwoStreamsEqualOneLaunch) {
 TEST_F(CudaDetect, OneRowAndFourRowsAThreadFindTheSameCandidates) {
   const RandomPyramid pyramid(301, 203);
   CandidateBuffers four(pyramid.key), one(pyramid.key);
-  cuda::detect_extrema(pyramid.table, {0, kOctaves}, refine_, threshold_, four.list, stream_.get(),
-                       cuda::DetectRows::kFour);
-  cuda::detect_extrema(pyramid.table, {0, kOctaves}, refine_, threshold_, one.list, stream_.get(),
-                       cuda::DetectRows::kOne);
+  EXPECT_EQ(cuda::detect_extrema(pyramid.table, {0, kOctaves}, refine_, threshold_, four.list,
+                                 stream_.get(), cuda::DetectRows::kFour),
+            4);
+  EXPECT_EQ(cuda::detect_extrema(pyramid.table, {0, kOctaves}, refine_, threshold_, one.list,
+                                 stream_.get(), cuda::DetectRows::kOne),
+            1);
   ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
   const std::vector<uint64_t> expected = four.sorted_keys();
   ASSERT_GT(expected.size(), 100u);
@@ -139,10 +141,27 @@ TEST_F(CudaDetect, OneRowAndFourRowsAThreadFindTheSameCandidates) {
   EXPECT_EQ(one.candidate_bytes_by_key(), four.candidate_bytes_by_key());
 }
 
+// Left to the launch's size, a launch that the GPU holds in about a wave of four-row blocks
+// gives each thread one row, and a larger one four: 1080p's octave 0 takes 6120 four-row blocks,
+// more than the 1.5 waves of any current GPU (990 on an H100).
+TEST_F(CudaDetect, ShortLaunchesTestOneRowAThreadAndLargeOnesFour) {
+  const RandomPyramid small(301, 203), large(1920, 1080);
+  CandidateBuffers out(small.key), large_out(large.key);
+  EXPECT_EQ(cuda::detect_extrema(small.table, {0, kOctaves}, refine_, threshold_, out.list,
+                                 stream_.get()),
+            1);
+  EXPECT_EQ(
+      cuda::detect_extrema(large.table, {0, 1}, refine_, threshold_, large_out.list, stream_.get()),
+      4);
+  ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+  EXPECT_GT(out.count(), 100);
+}
+
 TEST_F(CudaDetect, EmptyRangeFindsNothing) {
   const RandomPyramid pyramid(64, 48);
   CandidateBuffers out(pyramid.key);
-  cuda::detect_extrema(pyramid.table, {2, 2}, refine_, threshold_, out.list, stream_.get());
+  EXPECT_EQ(
+      cuda::detect_extrema(pyramid.table, {2, 2}, refine_, threshold_, out.list, stream_.get()), 0);
   ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
   EXPECT_EQ(out.count(), 0);
 }
