@@ -75,10 +75,12 @@ const ValueOption kValueOptions[] = {
     {"--sigma", "a number in [0.5, 4]", Scope::kSiftOnly,
      [](const std::string& v, ExtractOptions* o) {
        float& sigma = o->config.sift.sigma;
+       o->chosen.sigma = true;
        return parse_finite_float(v, &sigma) && sigma >= 0.5f && sigma <= 4.f;
      }},
     {"--max-octaves", "an integer >= 1", Scope::kSiftOnly,
      [](const std::string& v, ExtractOptions* o) {
+       o->chosen.max_octaves = true;
        return parse_int(v, 1, INT_MAX, &o->config.sift.max_octaves);
      }},
     {"--hessian-threshold", "a number >= 0", Scope::kSurfOnly,
@@ -179,7 +181,6 @@ const char* extract_usage() {
 
 std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options) {
   bool options_ended = false;
-  ChosenByHand chosen;
   const char* first_sift_only = nullptr;
   const char* first_surf_only = nullptr;
   for (int i = 1; i < argc; ++i) {
@@ -212,15 +213,13 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
       }
       if (!option->apply(value, options))
         return "bad value '" + value + "' for " + name + " (expected " + option->expected + ")";
-      chosen.sigma = chosen.sigma || name == "--sigma";
-      chosen.max_octaves = chosen.max_octaves || name == "--max-octaves";
       if (option->scope == Scope::kSiftOnly && first_sift_only == nullptr)
         first_sift_only = option->name;
       if (option->scope == Scope::kSurfOnly && first_surf_only == nullptr)
         first_surf_only = option->name;
     }
   }
-  apply_upscale_defaults(&options->config.sift, chosen);
+  apply_upscale_defaults(&options->config.sift, options->chosen);
   if (options->show_help || options->list_backends)
     return "";
   const bool surf = options->config.method == Method::kSurf;

@@ -5,6 +5,7 @@
 
 #include "gpusift/extractor.h"
 #include "gpusift/method.h"
+#include "gpusift/sift_params.h"
 
 namespace gpusift::tools {
 
@@ -16,6 +17,7 @@ struct ExtractOptions {
   std::string draw_path;    // empty: no drawing
   Backend backend = Backend::kAuto;
   FeatureConfig config;  // the library defaults; config.method picks sift or surf
+  ChosenByHand chosen;   // the others follow config.sift.upscale, as in gpusiftfilter
   int cuda_device = -1;  // -1: the factory's choice
   int bench_runs = 0;    // 0: extract once, no timing
 };
