@@ -6,14 +6,26 @@
 # environment as for pipeline-bench.sh (run.sh sets it up); FRAMES (default 1000) frames per
 # branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default 1): with more,
 # one independent source and tee per GPU in the same process, each feeding BRANCHES / GPUS
-# branches with cuda-device-id set to its GPU.
+# branches with cuda-device-id set to its GPU. MEMORY=cuda: the frame is uploaded once by
+# cudaupload (on the source's GPU) before imagefreeze, so the branches read CUDA memory and no
+# host copy is left in the frames' path.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 frames=${FRAMES:-1000}
 backend=${BACKEND:-cuda}
 gpus=${GPUS:-1}
+memory=${MEMORY:-system}
+upload=()
+case $memory in
+  system) ;;
+  cuda) upload=(cudaupload) ;;
+  *)
+    echo "pipeline-streams.sh: MEMORY is system or cuda, not $memory" >&2
+    exit 1
+    ;;
+esac
 for element in filesrc pnmdec videoconvert videoscale imagefreeze tee queue gpusiftfilter \
-  fakesink; do
+  fakesink "${upload[@]}"; do
   if ! gst-inspect-1.0 "$element" >/dev/null 2>&1; then
     echo "pipeline-streams.sh: GStreamer element $element is missing" >&2
     exit 1
@@ -25,8 +37,10 @@ chain() {  # gpu branches; one source and its tee, the branches on that GPU
   for ((i = 0; i < $2; i++)); do
     branches+=" t$1. ! queue ! gpusiftfilter backend=$backend cuda-device-id=$1 ! fakesink"
   done
+  local uploaded=""
+  [ "$memory" = system ] || uploaded="cudaupload cuda-device-id=$1 ! video/x-raw(memory:CUDAMemory) !"
   echo "filesrc location=tests/data/astronaut.pnm ! pnmdec ! videoconvert ! videoscale !" \
-    "video/x-raw,width=1920,height=1080,format=NV12 ! imagefreeze num-buffers=$frames !" \
+    "video/x-raw,width=1920,height=1080,format=NV12 ! $uploaded imagefreeze num-buffers=$frames !" \
     "tee name=t$1 $branches"
 }
 
@@ -38,7 +52,7 @@ seconds_of() {  # branches; prints gst-launch's execution time in seconds, or no
     sed -n 's/.*Execution ended after \([0-9:.]*\).*/\1/p' | awk -F: '{print $1*3600 + $2*60 + $3}'
 }
 
-echo "| branches on $gpus GPU(s) (1920x1080 NV12 system memory, float descriptors, $frames frames each) |" \
+echo "| branches on $gpus GPU(s) (1920x1080 NV12 $memory memory, float descriptors, $frames frames each) |" \
   "seconds | aggregate fps | per-branch fps | aggregate / (N x 1-branch fps) |"
 echo "|---|---|---|---|---|"
 single=""
