@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instances in one process on the GPU host: one gst-launch-1.0 with 1, 2, 4, 8 and 16 tee
 # branches of `queue ! gpusiftfilter backend=cuda ! fakesink`, fed one real 1920x1080 NV12 frame
-# repeated by imagefreeze, in system memory (float descriptors, the element's video mode). Prints a markdown
+# repeated by imagefreeze, in system memory or CUDA memory (float descriptors, the element's video mode). Prints a markdown
 # table of the aggregate frame rate: branches x frames over gst-launch's execution time. The
 # environment as for pipeline-bench.sh (run.sh sets it up); FRAMES (default 1000) frames per
 # branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default 1): with more,
