@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Instances in one process on the GPU host: one gst-launch-1.0 with 1, 2, 4, 8 and 16 tee
 # branches of `queue ! gpusiftfilter backend=cuda ! fakesink`, fed one real 1920x1080 NV12 frame
-# repeated by imagefreeze, in system memory or CUDA memory (float descriptors, the element's video mode). Prints a markdown
-# table of the aggregate frame rate: branches x frames over gst-launch's execution time. The
-# environment as for pipeline-bench.sh (run.sh sets it up); FRAMES (default 1000) frames per
-# branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default 1): with more,
-# one independent source and tee per GPU in the same process, each feeding BRANCHES / GPUS
-# branches with cuda-device-id set to its GPU. MEMORY=cuda: the frame is uploaded once by
-# cudaupload (on the source's GPU) before imagefreeze, so the branches read CUDA memory and no
-# host copy is left in the frames' path.
+# repeated by imagefreeze, in system memory or CUDA memory (float descriptors, the element's video
+# mode). Prints a markdown table of the aggregate frame rate: branches x frames over gst-launch's
+# execution time. The environment as for pipeline-bench.sh (run.sh sets it up); FRAMES (default
+# 1000) frames per branch, BRANCHES (default "1 2 4 8 16"), BACKEND (default cuda), GPUS (default
+# 1): with more, one independent source and tee per GPU in the same process, each feeding
+# BRANCHES / GPUS branches with cuda-device-id set to its GPU. MEMORY=cuda: the frame is uploaded
+# once by cudaupload (on the source's GPU) before imagefreeze, so the branches read CUDA memory
+# and no host copy is left in the frames' path.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 frames=${FRAMES:-1000}
