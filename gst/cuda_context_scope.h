@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA context plumbing the elements share: a GstCudaContext made current for a scope. Built
  * only with gstreamer-cuda; without it the scope does nothing. */
 #pragma once

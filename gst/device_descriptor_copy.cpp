@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "device_descriptor_copy.h"
 
 #include <gst/cuda/gstcudabufferpool.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpusiftfilter's device copies of its descriptors (GPUSIFT_HAVE_GST_CUDA only): the extractor's
  * device rows copied, device to device, into pooled CUDA memory of the element's GstCudaContext
  * and attached as GstKeypointsDeviceMeta. The copy is queued on the legacy default stream, which

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The CUDA extractors and matchers of the elements. With gstreamer-cuda they live on the element's
  * GstCudaContext, which the caller pushes; without it (GStreamer 1.20, JetPack 6) the library
  * makes cuda_device_id current around each of their calls. */

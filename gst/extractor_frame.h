@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpusiftfilter's buffers as the extractor reads them: checked against their caps and mapped. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The "gpusift-feature-settings" query: an element that needs features comparable to the
  * stream's (keypointmatcher computing its reference's) asks upstream; gpusiftfilter answers with
  * its method and extraction parameters. A custom, non-serialised query, so that every element in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpusiftfilter's frames between the extractor's submit() and collect(), oldest first. Each buffer
  * stays mapped until its frame's results are in, because the extractor may read its pixels until
  * then. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* For elements that can hold a frame back (max-frames-in-flight=2): whether upstream is live, which
  * decides `auto`, and the frame of latency that holding one adds. */
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* gpusiftfilter: runs the SIFT or SURF pipeline on every frame and attaches the features as a
  * GstKeypointsMeta. Pixels are never modified; the buffer is only made metadata-writable (a
  * shallow copy when it is shared), so the element works in place with no pixel copies. With two

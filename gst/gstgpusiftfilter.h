@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* gpusiftfilter: SIFT features of every video frame, attached as GstKeypointsMeta. */
 #pragma once
 

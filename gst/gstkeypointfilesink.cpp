@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointfilesink: one record per buffer in a gpusift features file (gpusift/features_file.h),
  * written through to the kernel at every frame so that a write error stops the stream at the
  * frame it happens and a killed pipeline leaves every whole frame readable. A buffer without a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointfilesink: writes every buffer's GstKeypointsMeta to a gpusift features file. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointmatcher: finds a known planar object (the reference) in every frame. Each frame's
  * GstKeypointsMeta descriptors are matched to the reference's, a RANSAC homography maps the
  * reference onto the frame, and a frame where enough matches agree gets a

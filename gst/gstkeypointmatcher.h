@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointmatcher: finds a known planar object in every frame from the frame's GstKeypointsMeta. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointoverlay: draws the keypoints of each buffer's GstKeypointsMeta onto the video. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointtracker: matches each frame's GstKeypointsMeta descriptors to the previous frame's,
  * fits the camera motion, and attaches a GstKeypointTracksMeta with a track id per keypoint.
  * Pixels are never touched or mapped; the buffer is only made metadata-writable. */

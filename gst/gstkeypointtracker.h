@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointtracker: keypoint tracks and camera motion from the GstKeypointsMeta of each frame. */
 #pragma once
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The keypoint tracker apart from GStreamer: matches each frame's descriptors to the previous
 // frame's through a gpusift::Matcher, fits the camera motion, keeps the cumulative motion since
 // the first frame and gives every keypoint a track id.

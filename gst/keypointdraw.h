@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Shape rasterisation for keypointoverlay: shapes are first drawn into a coverage mask at frame
  * resolution, then the mask is blended into each colour component. The mask keeps overlapping
  * shapes from blending twice and gives subsampled chroma the union of its luma pixels. */

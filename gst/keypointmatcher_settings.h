@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointmatcher's property values and their GParamSpecs, apart from the element's plumbing. */
 #pragma once
 

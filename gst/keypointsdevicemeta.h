@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstKeypointsDeviceMeta: the descriptor rows of a buffer's GstKeypointsMeta, also in device
  * memory. gpusiftfilter attaches it when a keypointtracker on the same GPU asks for it (an
  * upstream request event), so that descriptors go from extractor to matcher without a trip

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Track trails for keypointoverlay: the last positions of every track id, remembered from frame
  * to frame out of GstKeypointTracksMeta, and a colour per id. */
 #pragma once

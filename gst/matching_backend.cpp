@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "matching_backend.h"
 
 #include "element_cuda_objects.h"

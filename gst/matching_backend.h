@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* What the elements that match keypoints (keypointtracker, keypointmatcher) share: the backend
  * choice, with the CUDA context shared with the neighbours, and library errors as GStreamer
  * errors. */

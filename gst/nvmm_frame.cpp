@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "nvmm_frame.h"
 
 #include <cuda_egl_interop.h>

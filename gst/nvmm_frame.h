@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A memory:NVMM frame (Jetson) as the CUDA extractor reads it: the buffer's NvBufSurface, its EGL
  * image registered with CUDA, and a device pointer to the luma or packed plane. The Jetson
  * headers stay in nvmm_frame.cpp. */

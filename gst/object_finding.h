@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Finding a known planar object in a frame apart from GStreamer: the reference's descriptors
 // matched to the frame's (Lowe's ratio test), a RANSAC homography from the reference to the
 // frame, and checks that its outline is one a flat object seen from the front can have.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointmatcher's reference: the file its `reference` property names, read when the element
  * starts, and the reference's features. An image's features are computed later, on the first
  * frame, with the stream's method and parameters; a features file's first record is taken as it

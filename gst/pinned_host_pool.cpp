@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "pinned_host_pool.h"
 
 #include <gst/cuda/gstcudaloader.h>

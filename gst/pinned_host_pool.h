@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Page-locked (pinned) host memory for gpusiftfilter's upstream (GPUSIFT_HAVE_GST_CUDA only):
  * a video buffer pool whose memory the GPU reads directly, offered in the ALLOCATION query so
  * that frames in system memory are uploaded without first being copied into a staging buffer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The gpusift plugin: registration only; each element lives in its own file. */
 #include <gst/gst.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Vectors that leave in GBytes (a meta's descriptors) and come back when the GBytes is freed, so
 // that a frame's descriptors are copied once, from the extractor's pinned memory into a vector,
 // and the meta takes that vector instead of a second copy. A returned vector keeps its size: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* keypointmatcher's reference image: any file GStreamer decodes (its first frame for a video),
  * read through a small pipeline of GStreamer's own decoders. */
 #pragma once

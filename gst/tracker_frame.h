@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The frame as keypointtracker's core reads it, taken from a buffer's metas: keypoints and host
  * descriptors from GstKeypointsMeta, and with gstreamer-cuda the device copy of the descriptors
  * from GstKeypointsDeviceMeta when it lives in the tracker's own CUDA context. */

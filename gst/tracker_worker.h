@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* One job at a time on a thread of its own: keypointtracker with two frames in flight tracks a
  * frame there while the streaming thread goes back upstream for the next one. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Checks of a buffer's layout against its caps before an element reads its pixels: a buffer or a
  * GstVideoMeta from upstream may claim any size, stride or offset. */
 #pragma once

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: the camera motion keypointtracker finds, from its per-frame element messages (-m prints
 # them: matches, inliers, tracks-alive, the 3x3 frame-to-frame and cumulative motions). A file is
 # read to its end with a homography per frame. Without one, FRAMES frames of the SMPTE test

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: a V4L2 camera live, keypoints drawn on screen.
 #   pipelines/camera.sh [/dev/video0]
 set -euo pipefail

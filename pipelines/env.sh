@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the examples: finds the built plugin (build/gst) unless GST_PLUGIN_PATH is set, and
 # the keypoints meta library and its typelib (build/gst/keypoints) for the Python examples.
 # GPUSIFT_BUILD_DIR names another build folder than build/ (the tests run the examples that way).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: the features of every frame of a video file written by keypointfilesink into a features
 # file (.gpsf), then read back with numpy (tools/python/gpusift_features.py), one line per frame.
 #   pipelines/file-to-features.sh IN.mp4 [OUT.gpsf]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: any video file decoded on the CPU, SIFT on every frame (GPU when present), the keypoints
 # drawn by keypointoverlay, re-encoded to MP4.
 #   pipelines/file-to-mp4.sh IN.mp4 [OUT.mp4]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: a known planar object (a poster, a book cover, a box: REFERENCE, an image or a features
 # file) found in every frame of a video file. keypointmatcher matches the frame's SIFT features to
 # the reference's and posts one message per frame (found, inliers, the four corners in the frame);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: H.264 decoded by NVDEC into CUDA memory and read by gpusiftfilter on the GPU without a
 # host copy (the GstCudaContext is shared with nvh264dec); the frames are downloaded only to
 # draw the overlay and encode.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: a Jetson (Orin, build with -Dgpu_architectures=8.7) CSI camera, by one of two routes.
 #   nv12 (default): nvvidconv copies the NVMM frame to system memory NV12, which gpusiftfilter
 #     uploads through its pinned staging buffer; keypoints drawn on screen.

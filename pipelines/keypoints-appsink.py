@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reads the keypoints of each frame in Python: videotestsrc ! gpusiftfilter ! appsink.
 
 Prints, per frame, the number of keypoints and the strongest ones by response, taken from the

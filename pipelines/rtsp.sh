@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: an RTSP camera or stream, keypoints drawn on screen; latency kept low.
 #   pipelines/rtsp.sh rtsp://HOST/PATH
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shows: the per-frame element messages (-m prints them: n-keypoints, processing-time-us) on a
 # moving test pattern, without a display.
 #   pipelines/test-source.sh [FRAMES]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Puts the real test images (scikit-image's data set, from Debian's python3-skimage package)
 # into tests/data. The .deb is unpacked, not installed, so none of its Python dependencies come.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The main job, on the embedded default: astronaut.png (scikit-image's data) filmed by a
 # synthetic camera with known motion, through gpusiftfilter (GPU when present, else CPU) and
 # keypointoverlay into out/gpusift-demo.mp4 and out/gpusift-demo.png. Prints keypoints per

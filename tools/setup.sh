@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # One-time set-up on Debian 12: build dependencies, the real test images, and a configured,
 # built tree in ./build (the CUDA backend is built when nvcc is found, e.g. /usr/local/cuda/bin).
 set -euo pipefail

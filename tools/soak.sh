@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Soak: frames of a synthetic panning camera through gpusiftfilter (float descriptors) in one
 # process, with the host's resident memory and the GPU's used memory sampled every 1,000 frames;
 # fails when either grows after the warm-up or a frame lacks its features. Prints the series.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Whole-image operations of the CPU backend.
 //
 // With Sharing::kShared an image function splits its rows between the threads of the enclosing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The integral image of the CPU SURF backend (OpenMP over rows, then over columns).
 #pragma once
 

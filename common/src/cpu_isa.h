@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
 // Functions cloned for AVX2 next to the baseline, picked at load time by GCC's ifunc

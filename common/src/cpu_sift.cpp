@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gpusift/cpu_sift.h"
 #include "cpu_isa.h"
 

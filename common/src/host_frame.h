@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What both CPU extractors do around one frame.
 #pragma once
 

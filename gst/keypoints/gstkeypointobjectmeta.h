@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstKeypointObjectMeta: a known planar object found in a video frame by keypoint matching.
  *
  * keypointmatcher attaches one per frame in which it finds its reference, beside the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* OpenCV views of a GstKeypointsMeta, header-only so that the meta library itself does not
  * depend on OpenCV. */
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstKeypointsMeta: image features (keypoints and descriptors) attached to a video buffer.
  *
  * Keypoints follow OpenCV's cv::KeyPoint conventions (size is a diameter, angle in degrees,

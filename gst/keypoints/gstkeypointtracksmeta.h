@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* GstKeypointTracksMeta: keypoint tracks and camera motion attached to a video buffer.
  *
  * Sits beside a GstKeypointsMeta on the same buffer: tracks[i] belongs to keypoints[i] of that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Turns CUDA error codes into gpusift::Error with the failing call named.
 #pragma once
 

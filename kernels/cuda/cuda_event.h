@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // An owned CUDA event without timing, created on first use on the then-current device, for the
 // host to wait on part of a stream while later work in it runs on.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gpusift/cuda_surf.h"
 
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include <algorithm>
 #include <cstdint>
 #include <cub/block/block_scan.cuh>

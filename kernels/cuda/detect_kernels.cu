@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "bits_for.h"
 #include "cuda_check.h"
 #include "feature_kernels.h"

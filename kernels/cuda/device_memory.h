@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Owning device and pinned-host allocations that grow only when asked for more.
 #pragma once
 

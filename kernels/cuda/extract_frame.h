@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What every CUDA extractor does around one frame, and when it is built.
 #pragma once
 

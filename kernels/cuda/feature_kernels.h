@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Launchers for detection, orientation and description on the GPU.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Histogram sums in 64-bit fixed point: integer addition is associative, so atomics from any
 // number of threads give the same bits every run, unlike float atomics.
 #pragma once

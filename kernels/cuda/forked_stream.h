@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A second stream that work forks onto from a main stream and joins back from, through events,
 // so that the fork survives CUDA graph capture (it becomes parallel branches of the graph).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Brings a caller's frame where the first kernel reads it. Device frames are read in place. Host
 // frames are uploaded on the stream (pageable ones through a pinned buffer, as an asynchronous
 // copy from pageable memory would block the caller), or, when host frames are mapped, read in

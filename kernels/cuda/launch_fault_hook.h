@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A test hook for failures on the GPU: with GPUSIFT_TEST_FAIL_LAUNCH=N in the environment when a
 // CUDA extractor is built, that extractor's Nth frame fails with a real kernel launch error (an
 // impossible block size, which the runtime refuses: cudaErrorInvalidValue on CUDA 13;

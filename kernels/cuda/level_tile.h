@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The pieces of the one-pass blur kernels: a block loads a tile of its source with a halo into
 // shared memory once, blurs each line in place, then the columns. Shared by the kernel that makes
 // one level and the kernel that makes two in a row.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Sorting, scanning and selection over device lists (CUB), with caller-owned scratch so that
 // nothing is allocated per frame.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA matcher's kernels. Matching is exact but screened:
 //  1. stage: each row goes to 16-bit floats (scaled by a power of two into fp16's range) or stays
 //     bytes, zero-padded to whole 32-byte chunks, with its squared norm and, for floats, the L2

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The exact half of matching: which screened candidates can still be among the two nearest, their
 // exact distances, the exhaustive scans of rows the screening cannot settle, and the decision.
 #include <cuda_runtime.h>

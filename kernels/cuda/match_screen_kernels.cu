@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Screening: approximate squared distances of every (query, train) pair on the tensor cores
 // (mma.sync: fp16 products summed in fp32, or bytes in exact int32) and the few smallest per
 // query row and train split. Each warp keeps 32 query rows as mma fragments in registers for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The selection of a match-and-fit job's matches on the device: the nearest query per train row
 // by one atomic minimum per match, then an order-keeping compaction by one block, which writes
 // the matches and their point pairs. Ties and order are the CPU's (keep_nearest_query_per_train).

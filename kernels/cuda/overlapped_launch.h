@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Programmatic dependent launch (compute capability 9.0 and later): a kernel launched with
 // launch_overlapped() may be scheduled while the kernel before it in the stream (or graph) still
 // runs, which hides the gap between the short kernels of a chain. Such a kernel must call

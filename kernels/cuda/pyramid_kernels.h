@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Launchers for the scale-space construction on the GPU.
 #pragma once
 

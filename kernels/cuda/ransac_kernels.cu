@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // RANSAC on the device: a block per hypothesis draws and solves its minimal sample with the shared
 // code (gpusift/motion_models.h), counts its inliers, and the best (most inliers, then the lowest
 // iteration) wins by one 64-bit atomic maximum. One block then scores the winner

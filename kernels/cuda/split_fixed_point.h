@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The 64-bit fixed-point sums of fixed_point.h kept in shared memory as two 32-bit words, so that
 // they take the native 32-bit shared-memory atomics (a 64-bit shared atomic add is a
 // compare-and-swap loop, which serialises badly when lanes hit one bin). The carry out of the low

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Descriptors, one warp per keypoint: the lanes share the 21 x 21 nodes, then each of 16 lanes
 // sums one cell's 5 x 5 responses in the CPU's order, so every value is the CPU's float sum.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Determinant layers and their 3x3x3 maxima. One thread takes one sample position of an octave
 // through every layer (all layers of an octave share its sample grid), so the layer geometry,
 // worked out once per frame size in SurfPlan, is read from the kernel's parameters. Where the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The integral image: rows scanned by one block each, then columns in strips. Sums are unsigned
 // 32-bit and wrap around; modular addition is associative, so any order of additions gives the
 // CPU's table bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Launchers of the CUDA SURF backend. The kernels run the math of common/'s surf_*.h, compiled
 // without FMA contraction (meson.build), so that each float operation rounds as the CPU's does.
 #pragma once

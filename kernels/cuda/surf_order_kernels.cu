@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The canonical order and duplicate removal of the CPU's sort_and_deduplicate without a sort:
 // the order compares x first, so binning keypoints by their pixel column orders them up to the
 // few that share a column, and each of those finds its rank by comparing with the others. Every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Orientation of each candidate, one warp per candidate. Every float sum is taken in the CPU's
 // order (samples in candidate order per degree, degrees and groups in window order), so the angle
 // is the CPU's and the same on every run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // How a large GRAY8 host frame is split into bands of rows for its upload, so that octave 0's
 // levels of a band start while the bands after it are still on their way.
 #pragma once

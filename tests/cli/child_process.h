@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Runs a program without a shell and captures its exit status, stdout and stderr.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-extract writing features files (.gpsf): a video gives one record per decoded frame,
 // equal bit for bit to the library's features of that frame with the decoder's timestamp; an
 // image gives one record; bad videos and outputs print one stderr line and exit with 2.

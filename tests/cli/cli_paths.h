@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What meson gives the CLI tests: the gpusift-extract executable and the folder of the test
 // images; and the exit status of every CLI for bad input.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-extract run as a child process: its CSV against the CPU backend in-process, and one
 // stderr line with exit status 2 for every kind of bad input. The output checks pin the CPU
 // backend so that a CUDA fault shows up in the gpu suite, not here.

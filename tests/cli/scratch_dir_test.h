@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A scratch folder in which the program under test runs and writes.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-warp-matches run as a child process: its counts from our extractor and from CSV files
 // agree, positions are really checked, and every kind of bad input gives one stderr line and exit
 // status 2. The CPU backend is pinned so that the counts do not depend on the machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The shared RGB-to-gray conversion is OpenCV's, bit for bit.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend against cv::SIFT with defaults, keypoint for keypoint, on real images.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend gives bit-identical results for the same frame, whatever ran before, however
 // many OpenMP threads it has and whether other instances run at the same time.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend at the edges of its contract: odd, tiny, padded, huge and invalid frames,
 // invalid parameters, the keypoint limits, the descriptor formats, memory reuse and the
 // conventions every keypoint follows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The frames-in-flight calls of gpusift::Extractor on the CPU backend, which holds one frame:
 // submit then collect gives what extract() gives, and misuse is refused without losing the frame.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The features file (gpusift/features_file.h): writer and reader round trips bit for bit, the
 // byte layout, and every failure the two report (open, full disk, file size limit, bad input,
 // bad magic, other versions, corrupt and truncated records).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-bench-streams' timeline arithmetic (the tool itself needs a GPU).
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Matching against ground truth: a real image and its copy rotated by 30 degrees and scaled by
 // 0.8 about the centre. Correct matches (reprojection error under 3 px) of the CPU backend must
 // be at least 95 % of cv::SIFT's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // copy_in_parallel, copy_pieces_as_ready and copy_to_vector: every byte lands, at sizes below, at
 // and above the point where the copy goes parallel, for any alignment, and with more or fewer
 // threads; a piece is copied only once it is ready.

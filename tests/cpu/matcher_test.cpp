@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU matcher against OpenCV's brute-force matcher on real features: the same pairs for
 // Lowe's ratio test (knnMatch, k = 2) and for cross-checking, for float, uint8, RootSIFT and SURF
 // descriptors; then edge cases and argument errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // RANSAC on the CPU: each motion model recovered from synthetic pairs with 40 % outliers, a
 // homography recovered from real SIFT matches of an image and its perspective warp, determinism,
 // degenerate input; and the shared pieces (minimal solvers, sampling) on their own.

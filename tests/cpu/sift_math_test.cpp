@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Unit tests of the host/device math headers that the CPU loop and the CUDA kernels share,
 // checked against OpenCV's own functions where OpenCV has one.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Unit tests of the SURF math headers that the CPU loop and a CUDA port share: box sums, the
 // box-filter Hessian, maxima and their interpolation, orientation and descriptor, each against
 // a brute-force computation or a synthetic image whose answer is known.

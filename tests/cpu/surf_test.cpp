@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU SURF backend on real images: plausible keypoints in OpenCV's conventions, bit-identical
 // results, correct matches under a known transform compared with our SIFT, and the edges of its
 // contract (tiny, huge and invalid frames, invalid parameters, the keypoint limits).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // How the CUDA extractor splits a large host frame's upload and octave 0's levels into bands of
 // rows: pure arithmetic, so that it runs without a GPU. cuda_host_frames checks that banded
 // frames give the results of frames read from device memory.

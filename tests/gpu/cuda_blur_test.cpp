@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The scale space's Gaussian blur: the one-pass kernels, taken for the usual radii, give the same
 // bits as the two-pass kernels for any radius, on odd sizes, across tiles, with the difference of
 // Gaussians and with the decimation that starts an octave.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The descriptor kernel adds its fixed-point histograms as two halves where a window is small
 // enough for neither to wrap, else with a carry between the words: the same bits either way.
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The extractor detects its first octaves' extrema on a stream of their own while it builds the
 // small octaves, and the rest at the end, into one list: launches on octave ranges must add up to
 // one launch over the whole table, whichever number of rows a thread tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Bit-identical output run after run, and independent extractors on concurrent streams.
 #include <exception>
 #include <memory>

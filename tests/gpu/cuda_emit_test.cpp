@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The orientation's peak counts, scanned, place one keypoint per peak in candidate and peak
 // order, up to the keypoint capacity.
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The frames the CUDA backend must take or refuse: sizes, pitches, memory kinds, pixel formats,
 // capacity overflow and running out of device memory.
 #include <cuda_runtime.h>

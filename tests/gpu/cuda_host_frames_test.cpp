@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Host frames read in place (HostFrameAccess::kMapped, the integrated-GPU path) give exactly the
 // results of host frames uploaded first (kCopy), for every kind of host memory, pixel format,
 // pitch and frames in flight; and the mapped path really skips the upload buffer.

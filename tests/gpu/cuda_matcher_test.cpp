@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA matcher against the CPU matcher: the same matches bit for bit (query, train and
 // distance) for every descriptor format, real and random sets up to 4096 x 4096, sets that force
 // the exhaustive path, descriptors in device memory; the same RANSAC estimates bit for bit; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The orientation kernel adds its fixed-point histograms as two halves where a window is small
 // enough for neither to wrap, else with a carry between the words: the same bits either way. The
 // noise's gradients make addends of up to 2^32.5, so the carried sums often carry.

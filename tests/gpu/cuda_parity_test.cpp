@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA backend against the CPU oracle and against cv::SIFT on real images.
 #include <opencv2/features2d.hpp>
 #include <string>

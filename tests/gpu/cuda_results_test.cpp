@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The host copies a frame's descriptor rows into the caller's Features chunk by chunk, while the
 // device still describes later rows: every row must arrive whole, in every format, over many
 // chunks, with a frame in flight behind it, and with Features reused from frame to frame.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The candidates' sort is stable on the key bits it is given: their order, and so the keypoints'
 // order, is std::stable_sort's.
 #include <cuda_runtime.h>

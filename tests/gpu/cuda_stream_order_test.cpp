@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The factories' extractors and matchers run on non-blocking streams of their own; each frame or
 // job waits for an event on the legacy default stream instead, where GStreamer 1.22's CUDA
 // elements write frames and gpusiftfilter copies descriptors. Each test holds the legacy stream

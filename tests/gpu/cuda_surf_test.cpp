@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA SURF backend against the CPU SURF backend on real images, and its contract: the
 // CPU's canonical order, bit-identical runs, edge sizes, overflow, memory kinds and formats.
 #include <cuda_runtime.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A device copy of a host vector for the GPU tests, freed with the object.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Shared set-up of the CUDA suites: device 0 current and a stream per fixture.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // main() of the CUDA suites: without a usable GPU they report "skipped" to meson (exit 77)
 // instead of passing with nothing tested.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One octave of Gaussian levels of uniform noise in 0..255 on the device, for the histogram
 // kernels' tests: noise gives gradients as large as any real level does.
 #pragma once

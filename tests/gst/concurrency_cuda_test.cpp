@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Eight gpusiftfilter streams at once on the CUDA backend give, bit for bit, the metas each gives
 // alone: separate pipelines each with a CUDA context of its own, separate pipelines sharing one
 // context, and one source into a tee whose branches share their pipeline's context.

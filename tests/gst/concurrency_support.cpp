@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "concurrency_support.h"
 
 #include <gst/app/gstappsink.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Streams of frames through gpusiftfilter, run alone or many at once in this process, with every
 // frame's GstKeypointsMeta copied out byte for byte so that runs can be compared exactly.
 #pragma once

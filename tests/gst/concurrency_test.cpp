@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Eight gpusiftfilter streams in one process on the CPU backend give, bit for bit, the metas each
 // gives alone: separate pipelines with sources of their own, and one source into a tee whose
 // branches share every buffer.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* For the GPU suites: the GstCudaContext an element holds, to check that neighbours share one. */
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "filter_in_flight_support.h"
 
 #include <gst/keypoints/gstkeypointsmeta.h>

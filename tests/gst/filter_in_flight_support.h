@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // For the max-frames-in-flight suites of gpusiftfilter: the element with its properties set before
 // it starts, a sequence of different real frames of one size, and the metas copied for comparison.
 #pragma once

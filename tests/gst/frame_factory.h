@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Builds raw video buffers of any format the elements take from an OpenCV BGR or gray image.
 #pragma once
 

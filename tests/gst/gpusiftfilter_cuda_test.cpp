@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusiftfilter on the GPU: CUDA-memory input from cudaupload, the CUDA backend against the CPU
 // backend, the GPU running out of memory.
 #include <cuda_runtime.h>

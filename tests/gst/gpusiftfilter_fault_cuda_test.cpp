@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A CUDA kernel launch that fails in the middle of a stream (the kernels' test hook,
 // GPUSIFT_TEST_FAIL_LAUNCH=N: the Nth frame of each extractor built while it is set): gpusiftfilter
 // posts an error, the pipeline stops without a hang, and a new pipeline in the same process

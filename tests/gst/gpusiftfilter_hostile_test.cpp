@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusiftfilter against hostile input on the CPU backend: buffers smaller than their caps, video
 // metas whose planes leave the buffer, caps at and past the size limits, out-of-range property
 // values from code, renegotiation on every frame, EOS before any buffer, flushing seeks and state

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusiftfilter with two frames in flight on CUDA SIFT: each frame leaves one frame later with the
 // meta that one frame in flight gives, bit for bit; the held frame leaves before EOS, new caps
 // and new settings, a flush drops it, the latency grows by one frame, auto takes two frames only

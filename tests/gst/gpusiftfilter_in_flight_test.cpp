@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusiftfilter's max-frames-in-flight on the CPU backend, whose extractor takes one frame at a
 // time: the property itself, and every setting (auto, 1, 2) behaving as one frame in flight, with
 // no frame held and no latency added. The GPU suite covers two frames in flight.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusiftfilter on the CPU backend through GstHarness: formats, meta, transforms, caps changes,
 // state cycles, and every refusal.
 #include <gst/check/gstharness.h>

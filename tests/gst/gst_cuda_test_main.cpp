@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // main() of the GStreamer suites that need a GPU: "skipped" for meson (exit 77) without one.
 #include <gst/gst.h>
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // main() of the GStreamer suites: the leaks tracer is switched on before gst_init so that the
 // suites can ask it which objects are still alive, and GLib warnings and criticals are counted.
 #include <gst/gst.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* Helpers shared by the GStreamer suites: GLib log counting and raw video buffers. */
 #pragma once
 

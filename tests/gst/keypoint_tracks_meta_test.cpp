@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* GstKeypointTracksMeta: adding, validation, copies, and the transforms real elements apply. */
 #include <gst/check/gstharness.h>
 #include <gst/keypoints/gstkeypointtracksmeta.h>

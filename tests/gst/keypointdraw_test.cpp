@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointdraw: the span rasterisers against a per-pixel distance test, clipping, and blending. */
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointfilesink: the file read back equals the metas of the buffers it was given, bit for bit;
 // frames without the meta, empty streams, the location's life cycle, and every kind of bad
 // location or failing write as an error on the bus at the frame it happens, without leaks.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointmatcher on the GPU: CUDA and CPU matching give identical detections (the same
 // reference features from a file, the same GPU keypoints), the whole CUDA path (the reference's
 // features by the CUDA extractor too) finds every positive scene within 2 px and nothing in 50

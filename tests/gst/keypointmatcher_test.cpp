@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointmatcher on the CPU backend behind gpusiftfilter: a real reference pasted into real
 // backgrounds under rotation, scale and perspective is found within 2 px at every corner, 50
 // frames without it give no detection; features-file references, every unreadable reference,

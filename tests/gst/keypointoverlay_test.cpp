@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointoverlay: what it draws where, on every supported format, and what it refuses. */
 #include <gst/check/gstharness.h>
 #include <gst/keypoints/gstkeypointobjectmeta.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* GstKeypointsDeviceMeta, the plugin-private meta of device descriptor rows: it shares its memory
  * through copies and scales, refuses bad arguments, and the request event that asks for it. Any
  * GstBuffer stands in for the CUDA memory and any GstObject for the context here. */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointtracker on the main job's synthetic camera: astronaut.png filmed along a known path,
 // 90 frames of 1280x720 through gpusiftfilter and keypointtracker on the CPU backend. The
 // cumulative homography must follow the true camera, ids must persist and never be reused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointtracker on the GPU: the CUDA matcher gives the CPU matcher's tracks and motions on the
 // main job's camera path, and the tracker shares gpusiftfilter's CUDA context.
 #include <gst/check/gstharness.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointtracker with max-frames-in-flight=2 (CPU backend, GstHarness): the same tracks as one
 // frame in flight, each frame one frame later; the held frame leaves before EOS and before
 // buffers and events that follow it, a flush drops it, and the latency grows by one frame.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointtracker on the CPU backend through GstHarness: known motions of synthetic keypoints
 // for every motion model, track ids, every reset, passthrough without the meta, messages,
 // properties, and state cycles without leaks.

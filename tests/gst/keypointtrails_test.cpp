@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointtrails: what the overlay remembers of each track, and the colour of an id; and the
  * polyline the trails (and outlines) are drawn with. */
 #include <gst/gst.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // keypointmatcher's object finding apart from GStreamer: the outline checks that keep false
 // detections out, the region's pixel box, and the finder on synthetic features with known
 // homographies.

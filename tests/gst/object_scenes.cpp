@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "object_scenes.h"
 
 #include <glib/gstdio.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The scenes keypointmatcher's suites search: a reference cut out of a real image (chelsea.png,
 // the cat's face), pasted under known homographies (rotation, scale, perspective) into other real
 // images, and frames of those other images alone. Plus the files the element reads.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The descriptor vectors that gpusiftfilter's metas take: a freed meta gives its vector back with
 // its storage and size, from any thread and after the element's pool is gone, and the pool keeps
 // only a few.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tracker_test_support.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Shared by the keypointtracker suites: a harness around the element, its bus, synthetic frames
 // whose keypoints move by a known motion, and the leaks tracer's count of live objects.
 #pragma once

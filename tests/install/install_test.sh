@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # `meson install` into a scratch root, then an application built outside the tree against the
 # installed gstreamer-keypoints-1.0 (pkg-config only) runs the installed plugin and reads the
 # meta; the installed gpusift-extract runs too.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* An application built outside the gpusift tree against the installed gstreamer-keypoints-1.0
  * (pkg-config only): runs gpusiftfilter from the installed plugin and reads the keypoints meta.
  *   keypoints-reader EXPECTED_PLUGIN_DIR

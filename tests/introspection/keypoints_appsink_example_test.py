@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/keypoints-appsink.py end to end on the CPU backend: its per-frame report, and that a
 missing element or a stalled source ends it quickly with one line and a non-zero status.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 /* The meta's functions for bindings: gst_buffer_get_keypoints_meta() and the accessors that hand
  * out the arrays as GBytes and read-only GstBuffers sharing the meta's storage. */
 #include <gst/keypoints/gstkeypointsmeta.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Real images through filesrc ! decodebin ! videoconvert ! gpusiftfilter backend=cpu ! appsink,
 read in Python through the GstKeypoints typelib and numpy, must equal bit for bit what
 gpusift-extract writes for the same image and parameters; and the arrays must be views of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """keypointmatcher's detection read in Python through the GstKeypoints typelib: a crop of
 coffee.png (cut and written by GStreamer) is found in the whole image, and the object meta gives
 its label, corners, homography and counts.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Imported first by the Python suites: exits 77 (meson's "skipped") when this Python lacks
 PyGObject, GStreamer's Python overrides or numpy. Anything else missing (the GstKeypoints typelib,
 the plugin, a test image) is a failure, not a skip."""

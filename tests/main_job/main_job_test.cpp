@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-demo, the main job's program, run as a child process the way README command 1 runs it:
 // a missing element or a failing sink must end it within seconds with a non-zero exit and one
 // clear line, never a silent wait.

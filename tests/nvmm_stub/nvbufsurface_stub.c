@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Test-only libnvbufsurface: every call fails, as on a machine without Jetson surfaces. */
 #include "nvbufsurface.h"
 

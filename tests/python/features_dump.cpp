@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Prints what the C++ reader sees in a features file, one line per frame, the arrays as hex, so
 // that the Python reader's test can compare with it byte for byte:
 //   flags pts width height method descriptor_type descriptor_size n_keypoints KEYPOINTS DESCRIPTORS

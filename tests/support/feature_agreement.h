@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The agreement rule between two keypoint sets, used by every parity test:
 // a keypoint agrees with another when it lies within max(1 px, 5 % of its size), its size is
 // within 25 % and its angle within 15 degrees.

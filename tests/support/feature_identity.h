@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Bit-for-bit equality of two extraction results, for the tests that promise determinism.
 #pragma once
 

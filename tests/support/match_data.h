@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Descriptor sets and point pairs for the matcher suites (CPU and CUDA): real SIFT and SURF
 // features of the test images, their copies under a known homography, random unit vectors, and
 // synthetic point pairs under a known motion with outliers.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reads binary PGM (P5) and PPM (P6) 8-bit images, so that the suites need no image codecs.
 #pragma once
 

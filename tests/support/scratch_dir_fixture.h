@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A fixture with a scratch folder of its own, created before each test and removed after it.
 #pragma once
 

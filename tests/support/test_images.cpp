@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "test_images.h"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Real test images (scikit-image's data set, fetched by tools/fetch-test-images.sh).
 #pragma once
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The aarch64 cross build of CI (issue 13): the whole project (library, tools, GStreamer plugin,
 # tests) built on amd64 with Debian's cross toolchain against an arm64 sysroot, then CPU-backend
 # tests run under qemu-user: by default those that take seconds there (GPUSIFT_AARCH64_TESTS);

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Fails when the built plugin or meta library imports GStreamer API newer than 1.20 unguarded.
 
 GStreamer 1.20 is the oldest stack the project supports (JetPack 6). The GObject-introspection

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The CUDA 12 build (the Jetson toolchain: JetPack 6 stays on CUDA 12, and CUDA 13 compiles
 # nothing for Volta) for gpu_architectures "7.2 8.7 9.0": Xavier, Orin, Hopper.
 #

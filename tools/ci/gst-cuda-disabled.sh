@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The GStreamer 1.20 configuration (JetPack 6): the CUDA backend without gstreamer-cuda, so no
 # GstCudaContext sharing and no CUDA-memory caps. Configures build-nogstcuda with
 # -Dgst-cuda=disabled, builds the plugin and the GStreamer suites (and gpusiftfilter_cuda) and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The memory:NVMM (Jetson) code path, compiled and linked without a Jetson: against the test
 # stand-in of nvbufsurface.h (tests/nvmm_stub, our own declarations, not NVIDIA's layout) and a
 # stub libnvbufsurface whose calls all fail. Configures build-nvmm-stub with -Dnvmm=enabled and, as

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The sanitizer run of CI (.ci/run calls it after the normal tests): a second build with
 # AddressSanitizer and UndefinedBehaviorSanitizer, CUDA off, then every CPU, CLI and GStreamer
 # suite under it with leak detection on. Any finding fails the run; each suppression in

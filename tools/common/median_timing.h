@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Wall-clock timing shared by gpusift-extract --bench and gpusift-bench.
 #pragma once
 

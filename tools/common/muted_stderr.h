@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Silences stderr for a scope, at the file-descriptor level.
 #pragma once
 

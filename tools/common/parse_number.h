@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Strict number parsing for command-line values: the whole text must be one number in range.
 #pragma once
 

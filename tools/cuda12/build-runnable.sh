@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A runnable CUDA 12.9 build of the library and the GPU suites (tests/gpu) without a CUDA 12 nvcc:
 # clang++-16 compiles the kernel files, host and device, against PyPI's CUDA 12.9 wheels (headers,
 # CCCL, libdevice, ptxas 12.9, libcudart_static), through tools/cuda12/clang-nvcc, an nvcc for

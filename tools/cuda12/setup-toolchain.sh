@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # A CUDA 12 toolchain beside the CUDA 13 one, for the Jetson stacks (JetPack 6 stays on CUDA 12,
 # and CUDA 13 compiles nothing for Volta, 7.2).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Per-kernel GPU time of one extraction from an `ncu --csv --metrics gpu__time_duration.sum`
 log. Usage: ncu_summary.py LOG [FRAME [FIRST_KERNEL]]. Extractions are split at FIRST_KERNEL,
 the first launch of each frame: for SIFT (default) convert_kernel, convert_gray_kernel, or the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Pipeline throughput on the GPU host: one real 1920x1080 frame repeated by imagefreeze through
 # gpusiftfilter (and keypointtracker after it) into fakesink, from system memory and from CUDA memory, with and without
 # descriptors. Prints a markdown table (frames per second from gst-launch's execution time).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Instances in one process on the GPU host: one gst-launch-1.0 with 1, 2, 4, 8 and 16 tee
 # branches of `queue ! gpusiftfilter backend=cuda ! fakesink`, fed one real 1920x1080 NV12 frame
 # repeated by imagefreeze, in system memory or CUDA memory (float descriptors, the element's video

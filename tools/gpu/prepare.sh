@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the CUDA backend here (sm_90 by default) and gathers what a GPU host needs to run the
 # tests, benchmarks and pipelines into .gpu/ (git-ignored): binaries, the plugin, the meta
 # library and a GStreamer/OpenCV runtime (../shared/gpu/bundle-runtime.sh). Then, with the

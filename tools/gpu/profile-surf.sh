@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU host (see prepare.sh): the test binaries named in TESTS, the SURF beside SIFT
 # benchmark at SIZES, the GPU time of each kernel of one SURF extraction (ncu), and, for the
 # kernels in KERNELS (regular expressions on mangled names), their instruction mix.

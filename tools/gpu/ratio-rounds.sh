@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Issue 12's ratio against a reference extractor (CudaSift in a harness kept outside this
 # repository), round by round on the GPU host: gpusift-bench-cuda's video-mode row (pinned GRAY8
 # with the upload) against the reference's median on the same sizes. The order alternates, ours

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """ratio-rounds.sh's table: per size, the reference's and our times, the ratio of each round
 (ours / reference, same round) and how many rounds are at or under the target, unrounded.
 Usage: ratio_rounds.py OUT ROUNDS [TARGET (0.55)]"""

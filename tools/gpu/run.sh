@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU host (see prepare.sh): the CUDA and GStreamer suites, compute-sanitizer on one
 # frame, the extractor and pipeline benchmarks and the main job. Logs go to $OUT; a short
 # summary is printed last.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Instruction mix of one kernel from `ncu --page source --csv --print-source sass`: executed
 instructions per warp by opcode, then the most executed SASS lines."""
 import csv,sys,collections

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU host (see prepare.sh, which carries .gpu/bin/gpusift-soak): the GPU soak of
 # tools/soak.sh, 100,000 frames of 1920x1080 per method through gpusiftfilter on CUDA with the
 # host RSS and the device memory sampled every 1,000 frames. The series go to $OUT as CSV.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Median time of a stream's work between two CUDA events, over many frames after warm-up.
 #pragma once
 

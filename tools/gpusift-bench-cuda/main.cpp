@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-bench-cuda: the CUDA backend per frame size, from pinned host GRAY8 (upload included)
 // and from device memory, beside OpenCV's SIFT on the CPU in the same process; then CUDA SURF
 // beside CUDA SIFT without upscaling.

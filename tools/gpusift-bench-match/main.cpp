@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-bench-match: the CUDA matcher on 4096 x 4096 SIFT descriptors (descriptors already on
 // the device, matches back on the host), RANSAC on its matches, and the two together; beside the
 // CPU backend and OpenCV's brute-force matcher in the same process.

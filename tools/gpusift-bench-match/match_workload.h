@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The descriptor sets gpusift-bench-match times: real SIFT features of the test images against
 // those of their perspective warps, or random unit vectors where the images are missing.
 #pragma once

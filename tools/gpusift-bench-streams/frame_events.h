@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Timed CUDA events around each frame on an instance's stream, for frame_overlap.h.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // How much instances' frames overlap in time on the GPU: the equivalent of reading an Nsight
 // Systems timeline, from CUDA events recorded around each frame on its instance's stream.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-bench-streams: N extractors in one process (gpusiftfilter instances, each with its own
 // stream), all extracting NV12 frames from pinned host memory at once; the aggregate frame rate
 // for each N, how it scales against one instance, each instance's memory and, with --timeline,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A real image as a 4:2:0 frame with interleaved chroma (NV12), as decoders and cudaupload pass
 // it on, in pinned host memory.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A gate that a fixed number of threads pass together (std::barrier is C++20).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // One instance as gpusiftfilter runs one: its own non-blocking stream and CudaSiftExtractor on
 // its device, upscale off, float descriptors, reading NV12 frames from its own pinned buffer with
 // frames in flight. Create and use it on one thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // N instances in one process, each on a thread of its own, started together after their
 // warm-up; the aggregate frame rate, the memory each holds and, optionally, the timeline.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The markdown table gpusift-bench prints, one row per size, upscale setting and backend.
 #pragma once
 

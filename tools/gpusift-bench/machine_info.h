@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What the benchmark header line says about the machine and the moment.
 #pragma once
 

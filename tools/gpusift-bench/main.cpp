@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-bench: gpusift's backends against OpenCV's SIFT, one markdown table on stdout.
 #include <cstdio>
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A synthetic camera move over a still image: every frame's homography is known exactly, so the
 // features found in a frame can be checked against those of the first frame.
 #pragma once

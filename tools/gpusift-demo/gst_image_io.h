@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Still images through GStreamer's own decoders and encoders, so that the demo needs no
 // OpenCV codec libraries (a GPU host may have GStreamer but not those).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-demo, the main job: a real image filmed by a synthetic camera (known motion) goes
 // through gpusiftfilter, keypointtracker and keypointoverlay into an MP4 and a PNG; the
 // tracker's cumulative motion of every frame is scored against the true camera motion.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Pipelines from descriptions that fail at once on a missing element instead of running partial.
 #pragma once
 

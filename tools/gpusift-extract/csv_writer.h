@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CSV output of gpusift-extract: x,y,size,angle,response,octave,d0,...,d127 for SIFT;
 // SURF adds class_id (the sign of the Laplacian) before its 64 or 128 d columns.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // --draw: the image with its keypoints as OpenCV draws them (circle of the size, angle tick).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-extract: SIFT or SURF features of one image into a CSV or a features file, or of every
 // frame of a video into a features file. See extract_usage() for the options.
 #include <sys/stat.h>

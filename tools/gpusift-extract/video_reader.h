@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Gray frames and their timestamps from any video OpenCV's backends decode.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-soak: many frames through gpusiftfilter in one process; the host's resident memory and
 // the GPU's used memory must stay flat after a warm-up. See soak_usage().
 #include <gst/gst.h>

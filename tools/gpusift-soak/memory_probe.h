@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The process's resident memory and the GPU's used memory, sampled while a pipeline runs.
 #pragma once
 

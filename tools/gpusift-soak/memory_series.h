@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Memory samples taken every N frames, and whether they stay flat after the warm-up.
 #pragma once
 

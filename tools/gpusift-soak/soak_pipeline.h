@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // appsrc (the synthetic camera) ! gpusiftfilter ! fakesink, run to the end in this process with
 // memory sampled at the sink every N frames.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A large deterministic gray texture and a camera that pans over it, so that every frame has
 // real, changing features without reading any image file.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Keypoint positions and 128-value float descriptors from a CSV file of another extractor: one
 // row per keypoint, x and y first, the descriptor in the last 128 columns (gpusift-extract's CSV
 // has this layout). Lines that do not start with a number are headers and skipped.

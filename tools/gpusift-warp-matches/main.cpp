@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-warp-matches: how many correct matches SIFT finds between an image and its copy under a
 // known rotation and scale, for our extractor or from another one's CSV files. The measure behind
 // gpusiftfilter's video mode (README). See warp_usage() for the options.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // An image and its copy under a known rotation and scale about the centre, and the count of
 // matches that land where that transform puts them.
 #pragma once

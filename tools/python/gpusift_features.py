@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Reads gpusift features files (.gpsf, written by keypointfilesink and gpusift-extract) into
 numpy arrays. Pure Python and numpy.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """numpy arrays of the keypoints and descriptors that gpusiftfilter attaches to buffers.
 
     import gst_keypoints

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // RGB to gray exactly as OpenCV 4's cv::cvtColor does for 8-bit images (15-bit fixed point of
 // 0.299 R + 0.587 G + 0.114 B), so that both backends see OpenCV's gray frame.
 #pragma once

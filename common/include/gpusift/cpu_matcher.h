@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend of descriptor matching and RANSAC: the oracle for the CUDA matcher, which
 // gives the same results bit for bit. Exhaustive: every query row against every train row with
 // the shared distance (gpusift/match_distance.h), OpenMP-parallel over query rows; the result

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU backend: OpenCV 4.x SIFT on GRAY8 frames, multi-threaded with OpenMP.
 // The oracle for the CUDA backend. One instance keeps its pyramid between frames of one size;
 // instances share nothing, so several may run at once (one call at a time per instance).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CPU SURF backend on GRAY8 frames, multi-threaded with OpenMP, in the conventions of
 // OpenCV's cv::xfeatures2d::SURF. The oracle for a CUDA SURF backend, which reuses the math of
 // the surf_*.h headers. One instance keeps its buffers between frames of one size; instances

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The one exception type of the gpusift API: a category plus a message fit for users.
 #pragma once
 

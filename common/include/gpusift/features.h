@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // What an extractor returns for one frame.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The gpusift features file (.gpsf): per-frame keypoints and descriptors, one record per frame,
 // written as a stream so that a file cut short by a killed process keeps every whole record.
 //

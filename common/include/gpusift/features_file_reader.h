@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Reads a features file (gpusift/features_file.h) record by record.
 #pragma once
 

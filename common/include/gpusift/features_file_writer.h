@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Writes a features file (gpusift/features_file.h) one record at a time.
 #pragma once
 

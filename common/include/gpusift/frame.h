@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A caller's frame as the extractors read it: pixel layout and where the pixels live.
 #pragma once
 

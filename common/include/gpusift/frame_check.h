@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Validation of a caller's frame before any backend touches it.
 #pragma once
 

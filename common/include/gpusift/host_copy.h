@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Copies of large results into the caller's vectors on the host.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // How the CUDA backend reads frames that are in host memory.
 #pragma once
 

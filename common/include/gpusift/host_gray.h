@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // GRAY8 view of a host frame of any PixelFormat, converting with OpenCV's weights when needed.
 #pragma once
 

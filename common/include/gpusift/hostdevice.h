@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Marks functions that both the CPU backend (g++) and the CUDA kernels (nvcc) compile.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Non-owning views of float images, identical on host and device.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // A detected feature in OpenCV's cv::KeyPoint conventions.
 #pragma once
 

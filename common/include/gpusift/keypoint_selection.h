@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Host-side post-processing shared by the backends: canonical order, duplicates, strongest N.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The host side of a match-and-fit job shared by both backends: its argument checks, the
 // one-query-per-train selection and the pairs of the matches. The CPU backend composes the whole
 // job from these; the CUDA matcher runs the same selection on the device and rebuilds the pairs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The per-pair math of descriptor matching, one definition for the CPU backend and the CUDA
 // kernels: squared L2 distances in one fixed order of float operations, the order of neighbours
 // and Lowe's ratio test. Both backends rank with these functions, so they agree bit for bit.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The value types of descriptor matching and motion estimation, shared by the CPU backend
 // (common/) and the public Matcher interface (kernels/include/gpusift/matcher.h).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The argument checks both matchers make before touching any data.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Which feature method an extractor runs, with the parameters of each.
 #pragma once
 

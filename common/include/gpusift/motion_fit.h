@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Least-squares fits of the motion models to many point pairs: the refinement step of RANSAC,
 // run on the host by both backends (so its result is the same whichever found the inliers).
 #pragma once

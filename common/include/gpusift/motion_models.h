@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Minimal solvers and the inlier test of RANSAC, one definition for the CPU backend and the CUDA
 // kernels. All in double, every operation rounded on its own (no fused multiply-add on either
 // side), so a hypothesis and its inlier count come out bit for bit the same on both.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // RANSAC's minimal samples, drawn by a counter-based hash of (seed, iteration, slot, attempt):
 // any hypothesis can be drawn on its own, in any order, by the CPU or a GPU thread, and every
 // drawer gets the same indices.

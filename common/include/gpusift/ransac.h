@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The host side of RANSAC shared by both backends: argument checks, the CPU's hypothesis search
 // and the ending both backends run on the best hypothesis (inliers, least-squares refit).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The first half of RANSAC's ending, one definition for the CPU backend and the CUDA kernel: the
 // winning hypothesis' inliers, its MSAC cost and the least-squares sums over its inliers. Sums
 // are taken in one fixed order, whichever backend runs them: pair i goes to lane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The 4x4x8 SIFT descriptor (OpenCV calcSIFTDescriptor): per-sample trilinear contributions,
 // histogram folding and normalisation, shared by the CPU loop and the CUDA kernels.
 #pragma once

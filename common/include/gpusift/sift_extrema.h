@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // DoG extremum test and sub-pixel/sub-scale refinement (OpenCV 4.x adjustLocalExtrema).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dominant orientations: 36-bin gradient histogram around a keypoint (OpenCV calcOrientationHist).
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // SIFT parameters with OpenCV's names and defaults.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Scale-space geometry of OpenCV 4.x SIFT: octave count, blur sigmas and Gaussian taps.
 #pragma once
 

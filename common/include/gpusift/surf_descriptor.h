@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The SURF descriptor (OpenCV's SURFInvoker): a square window of side 20s, turned to the
 // keypoint's angle, is resampled into 21 x 21 nodes of spacing s, each the mean intensity of the
 // surrounding s x s square; 2 x 2 differences of nodes are Haar responses of size 2s along the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Maxima of the Hessian determinant over 3x3x3 samples and their quadratic interpolation
 // (OpenCV's findMaximaInLayer and interpolateKeypoint, after Brown and Lowe 2002).
 #pragma once

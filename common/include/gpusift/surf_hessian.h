@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The box-filter Hessian of SURF and the sampling grid of its layers (OpenCV's
 // calcLayerDetAndTrace and fastHessianDetector).
 #pragma once

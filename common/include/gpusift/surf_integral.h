@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Box sums over the integral image of a GRAY8 frame, the only image SURF reads.
 //
 // The table holds unsigned 32-bit sums that wrap around on frames whose total exceeds 2^32 (a

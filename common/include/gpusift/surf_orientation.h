@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Dominant orientation of a SURF keypoint (OpenCV's SURFInvoker): Haar responses of size 4s on a
 // grid of step s within radius 6s, Gaussian weighted (sigma 2s); the orientation is the
 // direction of the largest vector sum over a 60 degree window slid in 5 degree steps.

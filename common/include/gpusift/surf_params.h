@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // SURF parameters with the names and defaults of OpenCV's cv::xfeatures2d::SURF.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA backend of descriptor matching and RANSAC, equal to CpuMatcher bit for bit.
 //
 // Conventions of gpusift/cuda_sift.h: the matcher owns its device and pinned buffers (grown on

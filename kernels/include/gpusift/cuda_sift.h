@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA backend: the SIFT pipeline of common/ on an NVIDIA GPU, built for video.
 //
 // An extractor owns every device buffer and its pinned host buffers; they are sized on the first

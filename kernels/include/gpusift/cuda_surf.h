@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The CUDA SURF backend: the SURF pipeline of common/ (surf_*.h) on an NVIDIA GPU, with the
 // same contract as CudaSiftExtractor: buffers kept across frames of one size, no device
 // selection, no default stream, no device-wide synchronisation; one call at a time per instance.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Backend-neutral entry point: one extractor interface over the CPU and CUDA backends, for the
 // CLI, the benchmarks and applications that just want features from host frames.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Descriptor matching and robust motion estimation between two frames' features, on the CPU or
 // an NVIDIA GPU. Both backends give identical results on the same input (the math lives once in
 // common/include/gpusift/match_math.h and motion_models.h); the CPU backend is the oracle.
