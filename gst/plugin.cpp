@@ -2,11 +2,11 @@
 /* The gpusift plugin: registration only; each element lives in its own file. */
 #include <gst/gst.h>
 
-#include "gstgpusiftfilter.h"
-#include "gstkeypointfilesink.h"
-#include "gstkeypointmatcher.h"
-#include "gstkeypointoverlay.h"
-#include "gstkeypointtracker.h"
+#include "gpusiftfilter/gstgpusiftfilter.h"
+#include "keypointfilesink/gstkeypointfilesink.h"
+#include "keypointmatcher/gstkeypointmatcher.h"
+#include "keypointoverlay/gstkeypointoverlay.h"
+#include "keypointtracker/gstkeypointtracker.h"
 
 static gboolean plugin_init(GstPlugin* plugin) {
   gboolean ok = FALSE;

@@ -3,7 +3,7 @@
 """Reads the keypoints of each frame in Python: videotestsrc ! gpusiftfilter ! appsink.
 
 Prints, per frame, the number of keypoints and the strongest ones by response, taken from the
-GstKeypointsMeta through its typelib and numpy (tools/python/gst_keypoints.py, found relative to
+GstKeypointsMeta through its typelib and numpy (tools/programs/python/gst_keypoints.py, found relative to
 this script).
 
     source pipelines/env.sh

@@ -9,7 +9,7 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/video/video.h>
 
-#include "keypointsdevicemeta.h"
+#include "keypoints/gstkeypointsdevicemeta.h"
 
 namespace gpusift::gst {
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "gpusiftfilter_settings.h"
+#include "filter_settings.h"
 
 #include <gst/gst.h>
 

@@ -16,16 +16,16 @@
 #include <utility>
 #include <vector>
 
-#include "element_cuda_objects.h"
+#include "base/element_cuda_objects.h"
 #include "extractor_frame.h"
-#include "feature_settings_query.h"
+#include "base/feature_settings_query.h"
 #include "filter_in_flight.h"
-#include "frame_latency.h"
+#include "base/frame_latency.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
 #include "gpusift/keypoint.h"
-#include "gpusiftfilter_settings.h"
-#include "keypointsdevicemeta.h"
+#include "filter_settings.h"
+#include "keypoints/gstkeypointsdevicemeta.h"
 #include "recycled_vectors.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA

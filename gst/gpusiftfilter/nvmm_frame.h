@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "cuda_context_scope.h"
+#include "base/cuda_context_scope.h"
 #include "gpusift/frame.h"
 
 #define GPUSIFT_CAPS_FEATURE_MEMORY_NVMM "memory:NVMM"

@@ -15,16 +15,16 @@
 #include <memory>
 #include <string>
 
-#include "cuda_context_scope.h"
-#include "element_cuda_objects.h"
-#include "feature_settings_query.h"
+#include "base/cuda_context_scope.h"
+#include "base/element_cuda_objects.h"
+#include "base/feature_settings_query.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/matcher.h"
-#include "gpusiftfilter_settings.h"
-#include "keypointmatcher_settings.h"
-#include "matching_backend.h"
-#include "object_finding.h"
+#include "gpusiftfilter/filter_settings.h"
+#include "matcher_settings.h"
+#include "base/matching_backend.h"
+#include "gpusift/object_finding.h"
 #include "object_reference.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "keypointmatcher_settings.h"
+#include "matcher_settings.h"
 
 #include <gst/gst.h>
 
-#include "gpusiftfilter_settings.h"
+#include "gpusiftfilter/filter_settings.h"
 
 namespace gpusift::gst {
 

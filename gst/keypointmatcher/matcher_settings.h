@@ -7,7 +7,7 @@
 #include <string>
 
 #include "gpusift/extractor.h"
-#include "object_finding.h"
+#include "gpusift/object_finding.h"
 
 namespace gpusift::gst {
 

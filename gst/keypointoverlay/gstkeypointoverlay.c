@@ -7,8 +7,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "keypointdraw.h"
-#include "keypointtrails.h"
+#include "keypoint_draw.h"
+#include "keypoint_trails.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_overlay_debug);
 #define GST_CAT_DEFAULT gst_keypoint_overlay_debug

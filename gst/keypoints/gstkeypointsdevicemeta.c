@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "keypointsdevicemeta.h"
+#include "gstkeypointsdevicemeta.h"
 
 #include <gst/video/video.h>
 

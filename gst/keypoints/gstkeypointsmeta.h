@@ -14,7 +14,7 @@
  * Python Gst.Buffer.map() gives a memoryview that numpy views without a copy), whereas GBytes
  * reach most of them as a copy; the GBytes themselves are available too
  * (gst_keypoints_meta_get_keypoints_bytes() and gst_keypoints_meta_get_descriptors_bytes()). What
- * these return stays valid after the buffer that carried the meta is gone. tools/python/
+ * these return stays valid after the buffer that carried the meta is gone. tools/programs/python/
  * gst_keypoints.py turns them into numpy arrays.
  */
 #pragma once

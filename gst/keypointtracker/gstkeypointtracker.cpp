@@ -14,18 +14,18 @@
 #include <cstddef>
 #include <memory>
 
-#include "cuda_context_scope.h"
-#include "element_cuda_objects.h"
-#include "frame_latency.h"
+#include "base/cuda_context_scope.h"
+#include "base/element_cuda_objects.h"
+#include "base/frame_latency.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/matcher.h"
-#include "keypoint_tracking.h"
-#include "keypointsdevicemeta.h"
-#include "keypointtracker_settings.h"
-#include "matching_backend.h"
+#include "gpusift/keypoint_tracking.h"
+#include "keypoints/gstkeypointsdevicemeta.h"
+#include "tracker_settings.h"
+#include "base/matching_backend.h"
 #include "tracker_frame.h"
-#include "tracker_worker.h"
+#include "gpusift/tracker_worker.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudautils.h>
@@ -99,7 +99,7 @@ struct Runtime {
   // looked at.
   GstBuffer* held = nullptr;
   GstBuffer* incoming = nullptr;
-  std::unique_ptr<gpusift::gst::TrackerWorker> worker;
+  std::unique_ptr<gpusift::tracking::TrackerWorker> worker;
   // 0 until the first buffer settles it; read by latency queries from other threads.
   std::atomic<int> frames_in_flight{0};
 };
@@ -435,7 +435,7 @@ bool frames_overlap(GstKeypointTracker* self) {
         setting == 0 && gpusift::gst::upstream_is_live(GST_BASE_TRANSFORM(self)));
     GST_INFO_OBJECT(self, "%d frame(s) in flight", rt.frames_in_flight.load());
     if (rt.frames_in_flight > 1)
-      rt.worker = std::make_unique<gpusift::gst::TrackerWorker>();
+      rt.worker = std::make_unique<gpusift::tracking::TrackerWorker>();
   }
   return rt.frames_in_flight > 1;
 }

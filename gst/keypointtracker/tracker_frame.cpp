@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tracker_frame.h"
 
-#include "keypointsdevicemeta.h"
+#include "keypoints/gstkeypointsdevicemeta.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudamemory.h>

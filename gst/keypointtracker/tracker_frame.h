@@ -7,8 +7,8 @@
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
 
-#include "cuda_context_scope.h"
-#include "keypoint_tracking.h"
+#include "base/cuda_context_scope.h"
+#include "gpusift/keypoint_tracking.h"
 
 namespace gpusift::gst {
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "keypointtracker_settings.h"
+#include "tracker_settings.h"
 
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointtracksmeta.h>
 
-#include "gpusiftfilter_settings.h"
+#include "gpusiftfilter/filter_settings.h"
 
 namespace gpusift::gst {
 

@@ -5,7 +5,7 @@
 #include <glib-object.h>
 
 #include "gpusift/extractor.h"
-#include "keypoint_tracking.h"
+#include "gpusift/keypoint_tracking.h"
 
 namespace gpusift::gst {
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "keypointdraw.h"
+#include "keypointoverlay/keypoint_draw.h"
 
 namespace {
 

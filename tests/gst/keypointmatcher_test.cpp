@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "feature_settings_query.h"
+#include "base/feature_settings_query.h"
 #include "frame_factory.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/extractor.h"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "gst_test_support.h"
-#include "gstkeypointoverlay.h"
-#include "keypointtrails.h"
+#include "keypointoverlay/gstkeypointoverlay.h"
+#include "keypointoverlay/keypoint_trails.h"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "gst_test_support.h"
-#include "keypointsdevicemeta.h"
+#include "keypoints/gstkeypointsdevicemeta.h"
 
 namespace {
 

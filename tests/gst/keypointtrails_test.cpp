@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "keypointdraw.h"
-#include "keypointtrails.h"
+#include "keypointoverlay/keypoint_draw.h"
+#include "keypointoverlay/keypoint_trails.h"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "gpusift/matcher.h"
-#include "object_finding.h"
+#include "gpusift/object_finding.h"
 
 namespace gpusift::objects {
 namespace {

@@ -2,7 +2,7 @@
 // The descriptor vectors that gpusiftfilter's metas take: a freed meta gives its vector back with
 // its storage and size, from any thread and after the element's pool is gone, and the pool keeps
 // only a few.
-#include "recycled_vectors.h"
+#include "gpusiftfilter/recycled_vectors.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tools/python/gst_keypoints.py on metas made through the typelib: exact values, shapes and
+"""tools/programs/python/gst_keypoints.py on metas made through the typelib: exact values, shapes and
 dtypes, the missing meta, and arrays that are views of the meta's storage rather than copies."""
 
 import gc

@@ -4,7 +4,7 @@ read in Python through the GstKeypoints typelib and numpy, must equal bit for bi
 gpusift-extract writes for the same image and parameters; and the arrays must be views of the
 meta's own storage.
 
-    keypoints_vs_cli_test.py --extract BUILD/tools/gpusift-extract --data tests/data --workdir DIR
+    keypoints_vs_cli_test.py --extract BUILD/tools/programs/gpusift-extract --data tests/data --workdir DIR
 """
 
 import argparse
@@ -39,7 +39,7 @@ options = None  # set from the command line
 def image_path(name):
     path = os.path.join(options.data, name)
     if not os.path.isfile(path):
-        raise FileNotFoundError(f"test image {path} is missing: run tools/fetch-test-images.sh")
+        raise FileNotFoundError(f"test image {path} is missing: run tools/scripts/fetch-test-images.sh")
     return path
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""tools/python/gpusift_features.py against the C++ side, bit for bit: files written by
+"""tools/programs/python/gpusift_features.py against the C++ side, bit for bit: files written by
 gpusift-extract (compared with its CSV of the same image) and by keypointfilesink (compared with
 the C++ reader's dump, features-dump), the .npz converter, and the reader's errors.
 

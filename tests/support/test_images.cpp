@@ -31,7 +31,7 @@ cv::Mat load_bgr(const std::string& name) {
   cv::Mat image = read_pnm(path);
   if (image.empty())
     ADD_FAILURE() << "test image " << path
-                  << " is missing: run tools/fetch-test-images.sh (the README's setup does)";
+                  << " is missing: run tools/scripts/fetch-test-images.sh (the README's setup does)";
   return image;
 }
 

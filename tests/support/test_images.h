@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Real test images (scikit-image's data set, fetched by tools/fetch-test-images.sh).
+// Real test images (scikit-image's data set, fetched by tools/scripts/fetch-test-images.sh).
 #pragma once
 
 #include <opencv2/core.hpp>

@@ -3,7 +3,7 @@
 # Puts the real test images (scikit-image's data set, from Debian's python3-skimage package)
 # into tests/data. The .deb is unpacked, not installed, so none of its Python dependencies come.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 dest=${1:-$repo/tests/data}
 images=(astronaut.png coffee.png chelsea.png camera.png brick.png grass.png gravel.png coins.png)
 

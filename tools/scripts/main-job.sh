@@ -5,10 +5,10 @@
 # keypointoverlay into out/gpusift-demo.mp4 and out/gpusift-demo.png. Prints keypoints per
 # frame, how many matches to the first frame agree with the true motion, and the frame rate.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 build=${GPUSIFT_BUILD:-$repo/build}
 out=${GPUSIFT_OUT:-$repo/out}
 mkdir -p "$out"
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
-"$build/tools/gpusift-demo" --image "$repo/tests/data/astronaut.png" \
+"$build/tools/programs/gpusift-demo" --image "$repo/tests/data/astronaut.png" \
   --mp4 "$out/gpusift-demo.mp4" --png "$out/gpusift-demo.png" "$@"

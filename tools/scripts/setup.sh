@@ -3,7 +3,7 @@
 # One-time set-up on Debian 12: build dependencies, the real test images, and a configured,
 # built tree in ./build (the CUDA backend is built when nvcc is found, e.g. /usr/local/cuda/bin).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
 sudo=""
 [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -18,6 +18,6 @@ $sudo apt-get install -y -q --no-install-recommends \
   gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 \
   python3-gi python3-gst-1.0 python3-numpy clang-16 python3-pip
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
-tools/fetch-test-images.sh
+tools/scripts/fetch-test-images.sh
 [ -f build/build.ninja ] || meson setup build ${GPUSIFT_MESON_ARGS:-}
 ninja -C build

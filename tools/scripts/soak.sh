@@ -3,15 +3,15 @@
 # Soak: frames of a synthetic panning camera through gpusiftfilter (float descriptors) in one
 # process, with the host's resident memory and the GPU's used memory sampled every 1,000 frames;
 # fails when either grows after the warm-up or a frame lacks its features. Prints the series.
-#   tools/soak.sh cpu   5,000 frames of 160x120 per method (10,000 in all) on the CPU backend (CI)
-#   tools/soak.sh gpu   100,000 frames of 1920x1080 per method on CUDA (the GPU host)
+#   tools/scripts/soak.sh cpu   5,000 frames of 160x120 per method (10,000 in all) on the CPU backend (CI)
+#   tools/scripts/soak.sh gpu   100,000 frames of 1920x1080 per method on CUDA (the GPU host)
 # METHODS (default "sift surf") and FRAMES override; GPUSIFT_SOAK names the gpusift-soak binary
-# (default build/tools/gpusift-soak), GST_PLUGIN_PATH the plugin's folder (default the build's);
+# (default build/tools/bench/gpusift-soak), GST_PLUGIN_PATH the plugin's folder (default the build's);
 # SOAK_OUT, when set, receives one CSV of the series per method.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/.." && pwd)
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 mode=${1:-}
-soak=${GPUSIFT_SOAK:-$repo/build/tools/gpusift-soak}
+soak=${GPUSIFT_SOAK:-$repo/build/tools/bench/gpusift-soak}
 case "$mode" in
   cpu)
     args=(--backend cpu --size 160x120 --warmup-frames 1000 --host-tolerance-mib 2)
@@ -25,11 +25,11 @@ case "$mode" in
     frames=${FRAMES:-100000}
     ;;
   *)
-    echo "usage: tools/soak.sh cpu|gpu" >&2
+    echo "usage: tools/scripts/soak.sh cpu|gpu" >&2
     exit 2
     ;;
 esac
-export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$(dirname "$soak")/../gst}
+export GST_PLUGIN_PATH=${GST_PLUGIN_PATH:-$(dirname "$soak")/../../gst}
 status=0
 for method in ${METHODS:-sift surf}; do
   csv=()

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "keypoint_tracking.h"
+#include "gpusift/keypoint_tracking.h"
 
 #include <algorithm>
 #include <chrono>

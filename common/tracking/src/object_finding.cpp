@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "object_finding.h"
+#include "gpusift/object_finding.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "tracker_worker.h"
+#include "gpusift/tracker_worker.h"
 
 #include <utility>
 
-namespace gpusift::gst {
+namespace gpusift::tracking {
 
 TrackerWorker::TrackerWorker() : thread_([this] { run(); }) {}
 
@@ -55,4 +55,4 @@ void TrackerWorker::run() {
   }
 }
 
-}  // namespace gpusift::gst
+}  // namespace gpusift::tracking

@@ -14,7 +14,7 @@ GstElement* launch_pipeline(const std::string& description) {
     const bool missing = g_error_matches(error, GST_PARSE_ERROR, GST_PARSE_ERROR_NO_SUCH_ELEMENT);
     std::fprintf(stderr, "gpusift-demo: cannot build the pipeline: %s%s\n", error->message,
                  missing ? " (its GStreamer plugin is not installed or not on GST_PLUGIN_PATH; "
-                           "tools/setup.sh installs the packages)"
+                           "tools/scripts/setup.sh installs the packages)"
                          : "");
     g_clear_error(&error);
     if (pipeline)

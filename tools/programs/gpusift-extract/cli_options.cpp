@@ -147,7 +147,7 @@ const char* extract_usage() {
          "d0,...,d127 for SIFT, x,y,size,angle,response,octave,class_id,d0,...,d63 (d127\n"
          "extended) for SURF.\n"
          "OUT.gpsf: the gpusift features file, one record per image or video frame with its\n"
-         "timestamp, as keypointfilesink writes it (tools/python/gpusift_features.py reads it).\n"
+         "timestamp, as keypointfilesink writes it (tools/programs/python/gpusift_features.py reads it).\n"
          "options:\n"
          "  -o, --output PATH         .gpsf: features file; otherwise CSV (required)\n"
          "  --method sift|surf        feature type (default sift)\n"

@@ -14,7 +14,7 @@ keypoints and n_keypoints descriptor rows, all little-endian.
 
 As a program: print one line per frame, or convert to .npz:
 
-    /usr/bin/python3 tools/python/gpusift_features.py out.gpsf [--npz out.npz]
+    /usr/bin/python3 tools/programs/python/gpusift_features.py out.gpsf [--npz out.npz]
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ NAMESPACES = ("Gst", "GstBase", "GstVideo", "GstApp", "GstAllocators", "GstCuda"
 CUDA_NAMESPACE = "GstCuda"
 CUDA_VERSION = (1, 22)
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 
 
 def parse_version(text):

@@ -3,7 +3,7 @@
 # The CUDA 12 build (the Jetson toolchain: JetPack 6 stays on CUDA 12, and CUDA 13 compiles
 # nothing for Volta) for gpu_architectures "7.2 8.7 9.0": Xavier, Orin, Hopper.
 #
-# tools/cuda12/setup-toolchain.sh installs PyPI's CUDA 12.9 wheels. With a complete CUDA 12
+# tools/scripts/cuda12/setup-toolchain.sh installs PyPI's CUDA 12.9 wheels. With a complete CUDA 12
 # toolkit (CUDA12_ROOT) it configures and builds build-cuda12 with nvcc and this script is done.
 # PyPI's wheels have no nvcc driver, so otherwise every kernel file is compiled with clang
 # (clang++-16, Debian's) against the wheels' CUDA 12.9 headers and CCCL: the device code for each
@@ -13,10 +13,10 @@
 # lifts the 4 KiB limit on kernel parameters (the SURF detection kernels take 12 KiB; nvcc 12.0
 # and older cannot build them, kernels/cuda/meson.build refuses those).
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 archs=${GPUSIFT_CUDA12_ARCHS:-7.2 8.7 9.0}
 rc=0
-GPUSIFT_MESON_ARGS=${GPUSIFT_MESON_ARGS:---werror} tools/cuda12/setup-toolchain.sh || rc=$?
+GPUSIFT_MESON_ARGS=${GPUSIFT_MESON_ARGS:---werror} tools/scripts/cuda12/setup-toolchain.sh || rc=$?
 [ "$rc" -eq 3 ] || exit "$rc"
 
 root=$PWD/build-cuda12-toolchain/cuda

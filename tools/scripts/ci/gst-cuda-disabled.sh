@@ -5,7 +5,7 @@
 # -Dgst-cuda=disabled, builds the plugin and the GStreamer suites (and gpusiftfilter_cuda) and
 # runs them; without a GPU the element falls back to the CPU backend and the CUDA suite skips.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 builddir=${GPUSIFT_NOGSTCUDA_BUILD:-build-nogstcuda}
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 [ -f "$builddir/build.ninja" ] || meson setup "$builddir" -Dgst-cuda=disabled --werror

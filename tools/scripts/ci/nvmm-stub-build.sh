@@ -8,7 +8,7 @@
 # memory:NVMM caps, and runs the suite (malformed NVMM buffers; no frame is ever mapped). Proves
 # that the code compiles and that bad input fails cleanly, nothing about a real Jetson.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 builddir=${GPUSIFT_NVMM_STUB_BUILD:-build-nvmm-stub}
 stub=$PWD/tests/nvmm_stub
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH

@@ -11,7 +11,7 @@
 # (gpusift-extract, the plugin, the meta library) run instrumented in the cli and gst suites.
 # install and soak: packaging and RSS under ASan's allocator say nothing about memory errors.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 build=${GPUSIFT_SANITIZE_BUILD:-$repo/build-sanitize}
 supp=$repo/tests/sanitizers
 

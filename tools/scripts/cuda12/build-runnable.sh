@@ -2,18 +2,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # A runnable CUDA 12.9 build of the library and the GPU suites (tests/gpu) without a CUDA 12 nvcc:
 # clang++-16 compiles the kernel files, host and device, against PyPI's CUDA 12.9 wheels (headers,
-# CCCL, libdevice, ptxas 12.9, libcudart_static), through tools/cuda12/clang-nvcc, an nvcc for
-# meson. Run tools/cuda12/setup-toolchain.sh first (it fetches the wheels). The executables link
+# CCCL, libdevice, ptxas 12.9, libcudart_static), through tools/scripts/cuda12/clang-nvcc, an nvcc for
+# meson. Run tools/scripts/cuda12/setup-toolchain.sh first (it fetches the wheels). The executables link
 # the CUDA runtime statically: on the GPU host they need the driver (libcuda.so.1) and the Debian
-# libraries that tools/gpu/prepare.sh carries (GPUSIFT_CUDA12_RUN_BUILD=build-cuda12-run).
+# libraries that tools/scripts/gpu/prepare.sh carries (GPUSIFT_CUDA12_RUN_BUILD=build-cuda12-run).
 # Environment: GPUSIFT_CUDA12_RUN_BUILD (build-cuda12-run), GPUSIFT_CUDA12_ARCHS (9.0).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$repo"
 wheels=$repo/build-cuda12-toolchain/cuda
 build=${GPUSIFT_CUDA12_RUN_BUILD:-build-cuda12-run}
 [ -x "$wheels/bin/ptxas" ] || {
-  echo "no $wheels/bin/ptxas: run tools/cuda12/setup-toolchain.sh first" >&2
+  echo "no $wheels/bin/ptxas: run tools/scripts/cuda12/setup-toolchain.sh first" >&2
   exit 1
 }
 command -v clang++-16 > /dev/null || {
@@ -33,9 +33,9 @@ ln -sfn "$wheels/include" "$layout/include"
 ln -sfn "$wheels/nvvm" "$layout/nvvm"
 ln -sfn "$wheels/bin/ptxas" "$layout/bin/ptxas-12.9"
 ln -sfn /usr/local/cuda/bin/fatbinary "$layout/bin/fatbinary-13"
-ln -sfn "$repo/tools/cuda12/ptxas-shim" "$layout/bin/ptxas"
-ln -sfn "$repo/tools/cuda12/fatbinary-shim" "$layout/bin/fatbinary"
-ln -sfn "$repo/tools/cuda12/clang-nvcc" "$layout/bin/nvcc"
+ln -sfn "$repo/tools/scripts/cuda12/ptxas-shim" "$layout/bin/ptxas"
+ln -sfn "$repo/tools/scripts/cuda12/fatbinary-shim" "$layout/bin/fatbinary"
+ln -sfn "$repo/tools/scripts/cuda12/clang-nvcc" "$layout/bin/nvcc"
 # Static archives only: nothing can link libcudart.so.12, which the GPU host does not have.
 ln -sfn "$wheels"/lib64/*.a "$layout/lib64/"
 update() {

@@ -7,8 +7,8 @@
 #    assembles a toolkit layout from them in build-cuda12-toolchain/cuda: bin/ptxas, nvvm/,
 #    include/ (runtime, crt and CCCL headers), lib64/ (libcudart_static.a, libcudart.so.12).
 #    Those wheels carry no nvcc driver, cicc, cudafe++, fatbinary or nvlink (checked for 12.0.140
-#    to 12.9.86), so that layout cannot build the project; tools/ci/cuda12-build.sh compiles the
-#    device code with it through clang instead, and tools/cuda12/build-runnable.sh builds the GPU
+#    to 12.9.86), so that layout cannot build the project; tools/scripts/ci/cuda12-build.sh compiles the
+#    device code with it through clang instead, and tools/scripts/cuda12/build-runnable.sh builds the GPU
 #    suites from it with clang as the CUDA compiler.
 # 2. Configures and builds build-cuda12 (gpu_architectures "7.2 8.7 9.0") with a complete CUDA 12
 #    toolkit when there is one: CUDA12_ROOT (e.g. /usr/local/cuda-12.6 on JetPack 6, or the
@@ -18,7 +18,7 @@
 # Environment: CUDA12_ROOT (skips step 1), GPUSIFT_CUDA12_BUILD (build-cuda12),
 # GPUSIFT_CUDA12_ARCHS ("7.2 8.7 9.0"), GPUSIFT_MESON_ARGS (more meson arguments, e.g. --werror).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$repo"
 toolchain=$repo/build-cuda12-toolchain
 root=$toolchain/cuda

@@ -11,7 +11,7 @@
 # once by cudaupload (on the source's GPU) before imagefreeze, so the branches read CUDA memory
 # and no host copy is left in the frames' path.
 set -u
-cd "$(dirname "$0")/../.." || exit 1
+cd "$(dirname "$0")/../../.." || exit 1
 frames=${FRAMES:-1000}
 backend=${BACKEND:-cuda}
 gpus=${GPUS:-1}

@@ -3,16 +3,16 @@
 # Builds the CUDA backend here (sm_90 by default) and gathers what a GPU host needs to run the
 # tests, benchmarks and pipelines into .gpu/ (git-ignored): binaries, the plugin, the meta
 # library and a GStreamer/OpenCV runtime (../shared/gpu/bundle-runtime.sh). Then, with the
-# device tool: carry .gpu and tests/data; command: bash tools/gpu/run.sh
+# device tool: carry .gpu and tests/data; command: bash tools/scripts/gpu/run.sh
 # GPUSIFT_CUDA12_RUN_BUILD (e.g. build-cuda12-run): also the CUDA 12.9 GPU suites, which
-# tools/cuda12/build-runnable.sh builds there (after tools/cuda12/setup-toolchain.sh), into
-# .gpu/cuda12/; on the GPU host: TESTS='.gpu/cuda12/test_*' SANITIZERS= bash tools/gpu/run.sh
+# tools/scripts/cuda12/build-runnable.sh builds there (after tools/scripts/cuda12/setup-toolchain.sh), into
+# .gpu/cuda12/; on the GPU host: TESTS='.gpu/cuda12/test_*' SANITIZERS= bash tools/scripts/gpu/run.sh
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
 build=${GPUSIFT_GPU_BUILD:-$repo/build-gpu}
 archs=${GPUSIFT_GPU_ARCHS:-9.0}
 cd "$repo"
-tools/fetch-test-images.sh
+tools/scripts/fetch-test-images.sh
 [ -f "$build/build.ninja" ] || meson setup "$build" -Dcuda=enabled -Dgpu_architectures="$archs" --werror
 ninja -C "$build"
 
@@ -27,12 +27,12 @@ rm -rf .gpu && mkdir -p .gpu/bin .gpu/plugins
 mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -type f \
   -executable -name 'test_*')
 # Nothing here may link OpenCV's imgcodecs: its dependency tree is too large to carry.
-binaries+=("$build/tools/gpusift-bench-cuda" "$build/tools/gpusift-bench-match" "$build/tools/gpusift-demo"
-  "$build/tools/gpusift-soak" "$build/tools/gpusift-bench-streams")
+binaries+=("$build/tools/bench/gpusift-bench-cuda" "$build/tools/bench/gpusift-bench-match" "$build/tools/programs/gpusift-demo"
+  "$build/tools/bench/gpusift-soak" "$build/tools/bench/gpusift-bench-streams")
 cp "${binaries[@]}" .gpu/bin/
 cuda12=()
 if [ -n "${GPUSIFT_CUDA12_RUN_BUILD:-}" ]; then
-  tools/cuda12/build-runnable.sh > /dev/null
+  tools/scripts/cuda12/build-runnable.sh > /dev/null
   mapfile -t cuda12 < <(find "$GPUSIFT_CUDA12_RUN_BUILD/tests/gpu" -maxdepth 1 -type f -executable \
     -name 'test_*')
   mkdir -p .gpu/cuda12

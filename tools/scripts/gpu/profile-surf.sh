@@ -5,7 +5,7 @@
 # kernels in KERNELS (regular expressions on mangled names), their instruction mix.
 set -u
 out=${OUT:-/tmp/gpusift-profile}; mkdir -p $out
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 [ -d .gpu/runtime ] || tar -C .gpu -xJf .gpu/runtime.tar.xz
 source .gpu/runtime/env.sh
 nvidia-smi --query-gpu=name --format=csv,noheader
@@ -21,11 +21,11 @@ timeout 300 $NCU --csv --clock-control none --cache-control none --metrics gpu__
 echo ncu rc=$?
 tail -3 $out/ncu.err
 # The first SURF extraction (default parameters) after the SIFT ones.
-python3 tools/gpu/ncu_summary.py $out/ncu.csv 0 integral_rows_kernel
+python3 tools/scripts/gpu/ncu_summary.py $out/ncu.csv 0 integral_rows_kernel
 # Instruction mix of the SURF kernels named in KERNELS (regex on mangled names).
 for k in ${KERNELS:-}; do
   timeout 200 $NCU --kernel-name-base mangled --section SourceCounters --section SpeedOfLight --section Occupancy --section WarpStateStats --section LaunchStats --import-source no -k regex:"$k" --launch-skip 1 -c 1 -o $out/k .gpu/bin/gpusift-bench-cuda --sizes 1920x1080 --frames 2 --warm-up 0 --opencv-runs 1 > /dev/null 2>&1
   $NCU -i $out/k.ncu-rep --page source --csv --print-source sass > $out/$k.csv 2>&1
   echo "== $k"; $NCU -i $out/k.ncu-rep --page details 2>/dev/null | grep -E "Duration|Compute \(SM\) Th|L1/TEX Cache Th|L2 Cache Th|DRAM Th|Registers Per|Achieved Occupancy|Theoretical Occupancy|Warp Cycles Per Issued|Issued Warp|Block Limit"
-  python3 tools/gpu/sass_mix.py $out/$k.csv 2>&1 | head -${SASS_LINES:-3}; rm -f $out/k.ncu-rep
+  python3 tools/scripts/gpu/sass_mix.py $out/$k.csv 2>&1 | head -${SASS_LINES:-3}; rm -f $out/k.ncu-rep
 done

@@ -8,14 +8,14 @@
 # `size WxH median_ms X`; FRAMES, a folder of NAME-WxH.pgm frames (NAME from IMAGE, default
 # astronaut); ROUNDS (4), SIZES, BENCH; logs and each round's output go to $OUT.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/gpusift-ratio-rounds}
 bench=${BENCH:-.gpu/bin/gpusift-bench-cuda}
 sizes=${SIZES:-640x480,1280x720,1920x1080,2560x1920,3840x2160}
 image=${IMAGE:-astronaut}
 : "${REFERENCE:?set REFERENCE to the reference benchmark command}"
 : "${FRAMES:?set FRAMES to the folder of the reference frames}"
-[ -x "$bench" ] || { echo "no benchmark at $bench (tools/gpu/prepare.sh makes it)" >&2; exit 1; }
+[ -x "$bench" ] || { echo "no benchmark at $bench (tools/scripts/gpu/prepare.sh makes it)" >&2; exit 1; }
 for size in ${sizes//,/ }; do
   [ -f "$FRAMES/$image-$size.pgm" ] || { echo "no frame $FRAMES/$image-$size.pgm" >&2; exit 1; }
 done

@@ -4,7 +4,7 @@
 # frame, the extractor and pipeline benchmarks and the main job. Logs go to $OUT; a short
 # summary is printed last.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/gpusift-out}
 mkdir -p "$out"
 [ -d .gpu/runtime ] || tar -C .gpu -xJf .gpu/runtime.tar.xz
@@ -44,7 +44,7 @@ if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
   summary+=("matcher bench rc=$?")
 fi
 echo "pipeline bench"
-bash tools/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
+bash tools/scripts/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
 summary+=("pipeline bench rc=$?")
 echo "main job"
 timeout 60 bash pipelines/gpu-decode.sh tests/data/clip-h264.mp4 "$out/logs/gpu-decode.mp4" \

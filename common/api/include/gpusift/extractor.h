@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "gpusift/cuda_device.h"  // cuda_device_count
 #include "gpusift/features.h"
 #include "gpusift/frame.h"
 #include "gpusift/host_frame_access.h"
@@ -91,7 +92,5 @@ std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const Featur
 
 // Backends compiled into this build, in preference order.
 std::vector<Backend> built_backends();
-// Usable CUDA devices; 0 when the backend is not built, or there is no driver or GPU.
-int cuda_device_count();
 
 }  // namespace gpusift

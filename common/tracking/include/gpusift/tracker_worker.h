@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-namespace gpusift::gst {
+namespace gpusift::tracking {
 
 class TrackerWorker {
  public:
@@ -35,4 +35,4 @@ class TrackerWorker {
   std::thread thread_;
 };
 
-}  // namespace gpusift::gst
+}  // namespace gpusift::tracking
