@@ -83,36 +83,12 @@ void install_surf_properties(GObjectClass* klass) {
 
 }  // namespace
 
-GType backend_enum_type() {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {static_cast<gint>(Backend::kAuto), "CUDA when a GPU is present, else the CPU", "auto"},
-      {static_cast<gint>(Backend::kCuda), "CUDA (error without a GPU)", "cuda"},
-      {static_cast<gint>(Backend::kCpu), "CPU reference", "cpu"},
-      {0, nullptr, nullptr},
-  };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstGpusiftBackend", values));
-  return type;
-}
-
 void install_filter_properties(GObjectClass* klass) {
   const SiftParams d = FilterSettings::video_defaults().sift;
   g_object_class_install_property(
       klass, kPropMethod,
       g_param_spec_enum("method", "Method", "Feature detector and descriptor", method_enum_type(),
                         static_cast<gint>(Method::kSift), kReadyOnly));
-  g_object_class_install_property(
-      klass, kPropBackend,
-      g_param_spec_enum("backend", "Backend",
-                        "Where features are computed; auto falls back to the CPU with a warning "
-                        "when no GPU is usable",
-                        backend_enum_type(), static_cast<gint>(Backend::kAuto), kReadyOnly));
-  g_object_class_install_property(
-      klass, kPropCudaDeviceId,
-      g_param_spec_int("cuda-device-id", "CUDA device id",
-                       "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
-                       G_MAXINT, -1, kReadyOnly));
   g_object_class_install_property(
       klass, kPropNfeatures,
       g_param_spec_int("nfeatures", "Number of features",
@@ -165,14 +141,6 @@ void install_filter_properties(GObjectClass* klass) {
                        1, 1 << 22, d.max_keypoints, kAnyState));
   install_surf_properties(klass);
   g_object_class_install_property(
-      klass, kPropMaxFramesInFlight,
-      g_param_spec_int("max-frames-in-flight", "Max frames in flight",
-                       "1: each frame leaves once its features are extracted. 2: the GPU extracts "
-                       "a frame while upstream makes the next one, and the frame leaves one frame "
-                       "later (more throughput, one frame more latency; CUDA SIFT only, else 1). "
-                       "0: auto, 2 on the CUDA SIFT backend when upstream is not live, else 1",
-                       0, 2, 0, kReadyOnly));
-  g_object_class_install_property(
       klass, kPropHostFrameAccess,
       g_param_spec_enum("host-frame-access", "Host frame access",
                         "CUDA backend, frames in system memory: upload them (copy), or let the "
@@ -181,12 +149,13 @@ void install_filter_properties(GObjectClass* klass) {
                         "copy at all); auto maps on integrated GPUs",
                         host_frame_access_enum_type(), static_cast<gint>(HostFrameAccess::kAuto),
                         kReadyOnly));
-  g_object_class_install_property(
-      klass, kPropPostMessages,
-      g_param_spec_boolean("post-messages", "Post messages",
-                           "Post a \"gpusiftfilter\" element message for every frame", FALSE,
-                           kAnyState));
 }
+
+const char* const kFilterFramesInFlightBlurb =
+    "1: each frame leaves once its features are extracted. 2: the GPU extracts a frame while "
+    "upstream makes the next one, and the frame leaves one frame later (more throughput, one "
+    "frame more latency; CUDA SIFT only, else 1). 0: auto, 2 on the CUDA SIFT backend when "
+    "upstream is not live, else 1";
 
 // nfeatures, n-octave-layers, descriptor and max-keypoints apply to both methods: they are
 // written to both parameter sets (whose defaults agree) and read back from SIFT's.
@@ -196,12 +165,6 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
   switch (id) {
     case kPropMethod:
       s->features.method = static_cast<Method>(g_value_get_enum(value));
-      return true;
-    case kPropBackend:
-      s->backend = static_cast<Backend>(g_value_get_enum(value));
-      return true;
-    case kPropCudaDeviceId:
-      s->cuda_device_id = g_value_get_int(value);
       return true;
     case kPropNfeatures:
       sift.nfeatures = surf.nfeatures = g_value_get_int(value);
@@ -247,14 +210,8 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
     case kPropUpright:
       surf.upright = g_value_get_boolean(value);
       return true;
-    case kPropMaxFramesInFlight:
-      s->max_frames_in_flight = g_value_get_int(value);
-      return false;
     case kPropHostFrameAccess:
       s->host_frame_access = static_cast<HostFrameAccess>(g_value_get_enum(value));
-      return false;
-    case kPropPostMessages:
-      s->post_messages = g_value_get_boolean(value);
       return false;
   }
   return false;
@@ -271,12 +228,6 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
   switch (id) {
     case kPropMethod:
       g_value_set_enum(value, static_cast<gint>(s.features.method));
-      break;
-    case kPropBackend:
-      g_value_set_enum(value, static_cast<gint>(s.backend));
-      break;
-    case kPropCudaDeviceId:
-      g_value_set_int(value, s.cuda_device_id);
       break;
     case kPropNfeatures:
       g_value_set_int(value, sift.nfeatures);
@@ -317,14 +268,8 @@ void get_filter_property(const FilterSettings& s, guint id, GValue* value) {
     case kPropUpright:
       g_value_set_boolean(value, surf.upright);
       break;
-    case kPropMaxFramesInFlight:
-      g_value_set_int(value, s.max_frames_in_flight);
-      break;
     case kPropHostFrameAccess:
       g_value_set_enum(value, static_cast<gint>(s.host_frame_access));
-      break;
-    case kPropPostMessages:
-      g_value_set_boolean(value, s.post_messages);
       break;
   }
 }

@@ -9,17 +9,13 @@
 
 namespace gpusift::gst {
 
+// The filter's own properties; backend, cuda-device-id, post-messages and max-frames-in-flight
+// are the base class's.
 struct FilterSettings {
-  Backend backend = Backend::kAuto;
-  int cuda_device_id = -1;
   FeatureConfig features = video_defaults();
   // False while the sigma or max-octaves property is 0 (automatic): features.sift's value then
   // follows upscale.
   ChosenByHand chosen;
-  bool post_messages = false;
-  // 2: the extractor works on a frame while upstream makes the next one, and the frame leaves one
-  // frame later (added to the reported latency). 0: auto (filter_frames_in_flight).
-  int max_frames_in_flight = 0;
   HostFrameAccess host_frame_access = HostFrameAccess::kAuto;
 
   // The element's defaults differ from the library's in SIFT's video mode: video wants speed, so
@@ -41,8 +37,6 @@ struct FilterSettings {
 
 enum FilterProperty {
   kPropMethod = 1,
-  kPropBackend,
-  kPropCudaDeviceId,
   kPropNfeatures,
   kPropNOctaveLayers,
   kPropContrastThreshold,
@@ -56,10 +50,12 @@ enum FilterProperty {
   kPropNOctaves,
   kPropExtended,
   kPropUpright,
-  kPropMaxFramesInFlight,
   kPropHostFrameAccess,
-  kPropPostMessages,  // the last one: the element checks ids against it
 };
+
+// max-frames-in-flight's blurb: 2 lets the GPU extract a frame while upstream makes the next one
+// (one frame more latency). Auto: filter_frames_in_flight.
+extern const char* const kFilterFramesInFlightBlurb;
 
 // What max-frames-in-flight becomes once the stream runs, as far as the extractor takes it (CUDA
 // SIFT takes two frames, the CPU backend and SURF one): auto is two frames when upstream is not
@@ -67,8 +63,6 @@ enum FilterProperty {
 int filter_frames_in_flight(int setting, int extractor_max_in_flight, bool upstream_live);
 
 void install_filter_properties(GObjectClass* klass);
-// "GstGpusiftBackend": auto, cuda, cpu; shared by the elements that take a backend.
-GType backend_enum_type();
 // True when the change needs a new extractor (all feature parameters do).
 bool set_filter_property(FilterSettings* settings, guint id, const GValue* value);
 void get_filter_property(const FilterSettings& settings, guint id, GValue* value);

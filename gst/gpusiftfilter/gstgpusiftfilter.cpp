@@ -9,7 +9,6 @@
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gst/video/video.h>
 
-#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -17,22 +16,19 @@
 #include <vector>
 
 #include "base/element_cuda_objects.h"
-#include "extractor_frame.h"
 #include "base/feature_settings_query.h"
-#include "filter_in_flight.h"
-#include "base/frame_latency.h"
+#include "extractor_frame.h"
+#include "filter_settings.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
 #include "gpusift/keypoint.h"
-#include "filter_settings.h"
 #include "keypoints/gstkeypointsdevicemeta.h"
+#include "mapped_frames.h"
 #include "recycled_vectors.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudacontext.h>
-#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
-#include <gst/cuda/gstcudautils.h>
 
 #include "device_descriptor_copy.h"
 #include "pinned_host_pool.h"
@@ -46,7 +42,9 @@ GST_DEBUG_CATEGORY_STATIC(gst_gpusift_filter_debug);
 #define GST_CAT_DEFAULT gst_gpusift_filter_debug
 
 using gpusift::Backend;
+using gpusift::gst::CudaContextScope;
 using gpusift::gst::FilterSettings;
+using gpusift::gst::keypoint_base_post_error;
 
 static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are copied 1:1");
 static_assert(offsetof(GstKeypoint, octave) == offsetof(gpusift::Keypoint, octave), "");
@@ -94,59 +92,39 @@ struct Runtime {
 #ifdef GPUSIFT_HAVE_GST_CUDA
   gpusift::gst::DeviceDescriptorCopies device_copies;
 #endif
-  // Submitted to the extractor and not yet collected (two frames in flight only).
-  gpusift::gst::FramesInFlight submitted;
-  // max-frames-in-flight is settled at start, or for auto at the first buffer (it needs upstream's
-  // liveness); frames_in_flight is then what the extractor makes of it, and 0 before.
-  bool frames_in_flight_settled = false;
-  bool upstream_live = false;
-  std::atomic<int> frames_in_flight{0};  // read by latency queries from other threads
-  bool input_discont = false;            // of the input being submitted
+  // The pixels of the frames submitted to the extractor and not yet collected, in the order of
+  // the buffers the base class holds.
+  gpusift::gst::MappedFrames submitted;
 };
 
 }  // namespace
 
 struct _GstGpusiftFilter {
-  GstBaseTransform parent;
+  GstKeypointBaseTransform parent;
 
   FilterSettings* settings;   // object lock
   gboolean settings_changed;  // object lock
   // A keypointtracker downstream asked for the descriptors in device memory too (object lock).
   gboolean device_descriptors_requested;
   Runtime* runtime;
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  GstCudaContext* context;
-#endif
 };
 
-G_DEFINE_TYPE(GstGpusiftFilter, gst_gpusift_filter, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE(GstGpusiftFilter, gst_gpusift_filter, GST_TYPE_KEYPOINT_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE(gpusiftfilter, "gpusiftfilter", GST_RANK_NONE, GST_TYPE_GPUSIFT_FILTER);
 
 namespace {
 
-// Pushes the element's CUDA context for the scope (nothing for the CPU backend).
-class ContextScope {
- public:
-  explicit ContextScope(GstGpusiftFilter* self) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-    if (self->context && gst_cuda_context_push(self->context))
-      pushed_ = true;
-#else
-    (void)self;
-#endif
-  }
-  ~ContextScope() {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-    if (pushed_)
-      gst_cuda_context_pop(nullptr);
-#endif
-  }
-  ContextScope(const ContextScope&) = delete;
-  ContextScope& operator=(const ContextScope&) = delete;
+GstKeypointBaseTransform* base_of(GstGpusiftFilter* self) {
+  return GST_KEYPOINT_BASE_TRANSFORM(self);
+}
 
- private:
-  bool pushed_ = false;
-};
+gpusift::gst::CudaContextPointer context_of(GstGpusiftFilter* self) {
+  return gpusift::gst::keypoint_base_context(base_of(self));
+}
+
+bool on_gpu(GstGpusiftFilter* self) {
+  return gpusift::gst::keypoint_base_backend(base_of(self)) == Backend::kCuda;
+}
 
 FilterSettings current_settings(GstGpusiftFilter* self) {
   GST_OBJECT_LOCK(self);
@@ -156,80 +134,19 @@ FilterSettings current_settings(GstGpusiftFilter* self) {
   return copy;
 }
 
-#ifdef GPUSIFT_HAVE_GST_CUDA
-bool open_cuda_context(GstGpusiftFilter* self, int device_id) {
-  if (!gst_cuda_load_library())
-    return false;
-  return gst_cuda_ensure_element_context(GST_ELEMENT(self), device_id, &self->context);
-}
-#endif
-
-// Resolves `auto`, opening the CUDA context when the GPU is used. False after posting an error.
-bool choose_backend(GstGpusiftFilter* self, FilterSettings* settings) {
-  if (settings->backend == Backend::kCpu)
-    return true;
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  if (open_cuda_context(self, settings->cuda_device_id)) {
-    settings->backend = Backend::kCuda;
-    return true;
-  }
-  const char* reason = "no usable CUDA device or driver";
-#else
-  // Without gstreamer-cuda (GStreamer 1.20) the library selects the device: no context sharing
-  // and no CUDA-memory caps, but the same extraction.
-  if (gpusift::gst::cuda_device_present(settings->cuda_device_id)) {
-    settings->backend = Backend::kCuda;
-    return true;
-  }
-  const char* reason = "no CUDA device (or the CUDA backend is not built) with that id";
-#endif
-  if (settings->backend == Backend::kCuda) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("The CUDA backend is not available"),
-                      ("%s (backend=cuda)", reason));
-    return false;
-  }
-  GST_ELEMENT_WARNING(self, RESOURCE, NOT_FOUND, ("No GPU: running on the CPU backend"),
-                      ("%s; backend=auto falls back to the CPU", reason));
-  settings->backend = Backend::kCpu;
-  return true;
-}
-
-void post_library_error(GstGpusiftFilter* self, const gpusift::Error& error) {
-  switch (error.code()) {
-    case gpusift::ErrorCode::kOutOfMemory:
-      GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT, ("Out of memory extracting features"),
-                        ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kNoDevice:
-      GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND, ("No usable CUDA device"), ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kDeviceFailure:
-      GST_ELEMENT_ERROR(self, RESOURCE, FAILED, ("CUDA failure"), ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kInvalidArgument:
-      GST_ELEMENT_ERROR(self, LIBRARY, SETTINGS, ("Invalid feature extraction settings or frame"),
-                        ("%s", error.what()));
-      break;
-    case gpusift::ErrorCode::kFrameTooLarge:
-      GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Frame too large for feature extraction"),
-                        ("%s", error.what()));
-      break;
-  }
-}
-
-// (Re)creates the extractor for runtime->settings. False after posting an error.
+// (Re)creates the extractor for runtime->settings, on the context the caller made current. False
+// after posting an error.
 bool build_extractor(GstGpusiftFilter* self) {
   Runtime& rt = *self->runtime;
-  ContextScope scope(self);
   try {
     rt.extractor.reset();
-    rt.extractor = rt.settings.backend == Backend::kCuda
-                       ? gpusift::gst::create_element_cuda_extractor(rt.settings.features,
-                                                                     rt.settings.cuda_device_id)
-                       : gpusift::create_extractor(Backend::kCpu, rt.settings.features);
+    rt.extractor = on_gpu(self) ? gpusift::gst::create_element_cuda_extractor(
+                                      rt.settings.features,
+                                      gpusift::gst::keypoint_base_device_id(base_of(self)))
+                                : gpusift::create_extractor(Backend::kCpu, rt.settings.features);
     rt.extractor->set_host_frame_access(rt.settings.host_frame_access);
   } catch (const gpusift::Error& error) {
-    post_library_error(self, error);
+    keypoint_base_post_error(base_of(self), error);
     return false;
   }
   GST_INFO_OBJECT(self, "frames in system memory are %s",
@@ -240,11 +157,10 @@ bool build_extractor(GstGpusiftFilter* self) {
 // Device pointers are only usable when the buffer's CUDA memory lives in our context.
 bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
 #ifdef GPUSIFT_HAVE_GST_CUDA
-  const Runtime& rt = *self->runtime;
-  if (!rt.cuda_memory_caps || rt.settings.backend != Backend::kCuda)
+  if (!self->runtime->cuda_memory_caps || !on_gpu(self))
     return false;
   GstMemory* memory = gst_buffer_peek_memory(buffer, 0);
-  return gst_is_cuda_memory(memory) && GST_CUDA_MEMORY_CAST(memory)->context == self->context;
+  return gst_is_cuda_memory(memory) && GST_CUDA_MEMORY_CAST(memory)->context == context_of(self);
 #else
   (void)self;
   (void)buffer;
@@ -288,15 +204,13 @@ void attach_meta(GstGpusiftFilter* self, GstBuffer* buffer) {
 }
 
 void post_frame_message(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us) {
-  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
-  const GstClockTime pts = GST_BUFFER_PTS(buffer);
-  const GstClockTime running_time =
-      gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, pts);
-  GstStructure* s = gst_structure_new(
-      "gpusiftfilter", "timestamp", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64, running_time,
-      "n-keypoints", G_TYPE_UINT, static_cast<guint>(self->runtime->features.keypoints.size()),
-      "processing-time-us", G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+  GstStructure* s = gpusift::gst::keypoint_base_new_frame_message(base_of(self), buffer);
+  if (!s)
+    return;
+  gst_structure_set(s, "n-keypoints", G_TYPE_UINT,
+                    static_cast<guint>(self->runtime->features.keypoints.size()),
+                    "processing-time-us", G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
+  gpusift::gst::keypoint_base_post_frame_message(base_of(self), s);
 }
 
 // Only when asked: the device-to-device copy costs a little GPU time and memory per frame.
@@ -307,10 +221,9 @@ void attach_device_descriptors(GstGpusiftFilter* self, GstBuffer* buffer) {
   const bool requested = self->device_descriptors_requested;
   GST_OBJECT_UNLOCK(self);
   gpusift::DeviceFeatures device;
-  if (!requested || !self->context || !rt.extractor->device_features(&device))
+  if (!requested || !context_of(self) || !rt.extractor->device_features(&device))
     return;
-  ContextScope scope(self);
-  if (!rt.device_copies.attach(self->context, device, buffer))
+  if (!rt.device_copies.attach(context_of(self), device, buffer))
     GST_LOG_OBJECT(self, "no device copy of this frame's descriptors");
 #else
   (void)self;
@@ -329,7 +242,7 @@ void warn_overflow_once(GstGpusiftFilter* self) {
        rt.features.detected_count, rt.features.keypoints.size(), rt.settings.max_keypoints()));
 }
 
-// The features just extracted or collected (rt.features) onto the frame's buffer.
+// The features just collected (rt.features) onto the frame's buffer.
 void attach_results(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us) {
   const Runtime& rt = *self->runtime;
   attach_meta(self, buffer);
@@ -337,136 +250,31 @@ void attach_results(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us
   warn_overflow_once(self);
   GST_LOG_OBJECT(self, "%zu keypoints in %" G_GINT64_FORMAT " us", rt.features.keypoints.size(),
                  elapsed_us);
-  GST_OBJECT_LOCK(self);
-  const bool post = self->settings->post_messages;
-  GST_OBJECT_UNLOCK(self);
-  if (post)
-    post_frame_message(self, buffer, elapsed_us);
-}
-
-// As many as the extractor takes of what max-frames-in-flight asks for, once that is settled.
-void update_frames_in_flight(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
-  if (!rt.frames_in_flight_settled || !rt.extractor)
-    return;
-  const int before = rt.frames_in_flight;
-  rt.frames_in_flight = gpusift::gst::filter_frames_in_flight(
-      rt.settings.max_frames_in_flight, rt.extractor->max_in_flight(), rt.upstream_live);
-  if (rt.frames_in_flight == before)
-    return;
-  GST_INFO_OBJECT(self, "%d frame(s) in flight", rt.frames_in_flight.load());
-  // A new method mid-stream can change the latency that the pipeline was told.
-  if (before != 0)
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
-}
-
-// Explicit values are settled at start, auto at the stream's first buffer (it needs upstream's
-// liveness); both are kept until stop.
-void settle_frames_in_flight(GstGpusiftFilter* self, bool first_buffer) {
-  Runtime& rt = *self->runtime;
-  if (rt.frames_in_flight_settled || (rt.settings.max_frames_in_flight == 0 && !first_buffer))
-    return;
-  rt.upstream_live = rt.settings.max_frames_in_flight == 0 &&
-                     gpusift::gst::upstream_is_live(GST_BASE_TRANSFORM(self));
-  rt.frames_in_flight_settled = true;
-  update_frames_in_flight(self);
-}
-
-// The oldest frame in flight, its features attached, as *out. After an error no frame is left in
-// flight (the extractor drops them all).
-GstFlowReturn collect_oldest(GstGpusiftFilter* self, GstBuffer** out) {
-  Runtime& rt = *self->runtime;
-  const gint64 start_us = g_get_monotonic_time();
-  try {
-    ContextScope scope(self);
-    rt.extractor->collect(&rt.features);
-  } catch (const gpusift::Error& error) {
-    rt.submitted.drop_all();
-    post_library_error(self, error);
-    return GST_FLOW_ERROR;
-  }
-  gint64 submit_us = 0;
-  *out = rt.submitted.release_oldest(&submit_us);
-  // The frame's own time on the streaming thread, not the frames upstream made meanwhile.
-  attach_results(self, *out, submit_us + g_get_monotonic_time() - start_us);
-  return GST_FLOW_OK;
-}
-
-// A flush or stop: the frames in flight are dropped once the device no longer reads them.
-void drop_frames_in_flight(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
-  if (rt.submitted.empty())
-    return;
-  try {
-    ContextScope scope(self);
-    if (rt.extractor)
-      rt.extractor->cancel();
-  } catch (const gpusift::Error& error) {
-    GST_WARNING_OBJECT(self, "dropping the frames in flight: %s", error.what());
-  }
-  rt.submitted.drop_all();
-}
-
-// Every frame in flight leaves now, oldest first.
-GstFlowReturn push_frames_in_flight(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
-  while (!rt.submitted.empty()) {
-    GstBuffer* buffer = nullptr;
-    GstFlowReturn ret = collect_oldest(self, &buffer);
-    if (ret == GST_FLOW_OK)
-      ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
-    if (ret != GST_FLOW_OK) {
-      drop_frames_in_flight(self);
-      return ret;
-    }
-  }
-  return GST_FLOW_OK;
+  post_frame_message(self, buffer, elapsed_us);
 }
 
 // A failed submit takes the frames in flight before it down too (extractor.h). Their pixels are
 // still mapped, so each runs again alone and leaves before the error is posted.
 void rerun_frames_in_flight(GstGpusiftFilter* self) {
+  GstKeypointBaseTransform* base = base_of(self);
   Runtime& rt = *self->runtime;
-  while (!rt.submitted.empty()) {
+  while (!rt.submitted.empty() && gpusift::gst::keypoint_base_held_count(base) > 0) {
     const gint64 start_us = g_get_monotonic_time();
     try {
-      ContextScope scope(self);
       rt.extractor->extract(rt.submitted.oldest_view(), &rt.features);
     } catch (const gpusift::Error& error) {
       GST_WARNING_OBJECT(self, "a frame before the failing one failed again: %s", error.what());
       break;
     }
-    gint64 submit_us = 0;
-    GstBuffer* buffer = rt.submitted.release_oldest(&submit_us);
+    rt.submitted.release_oldest();
+    GstBuffer* buffer = gpusift::gst::keypoint_base_take_oldest_held(base);
     attach_results(self, buffer, g_get_monotonic_time() - start_us);
     if (gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer) != GST_FLOW_OK)
       break;
   }
   rt.submitted.drop_all();
-}
-
-// A new extractor when the settings changed, after the frames in flight on the old one have left.
-// No extractor: the last settings were refused (an error was posted); they are tried again.
-GstFlowReturn ensure_extractor(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
-  GST_OBJECT_LOCK(self);
-  const bool changed = self->settings_changed;
-  GST_OBJECT_UNLOCK(self);
-  if (!changed && rt.extractor)
-    return GST_FLOW_OK;
-  const GstFlowReturn ret = push_frames_in_flight(self);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  const FilterSettings kept = rt.settings;  // fixed while running
-  rt.settings = current_settings(self);
-  rt.settings.backend = kept.backend;
-  rt.settings.cuda_device_id = kept.cuda_device_id;
-  rt.settings.max_frames_in_flight = kept.max_frames_in_flight;
-  rt.settings.host_frame_access = kept.host_frame_access;
-  if (!build_extractor(self))
-    return GST_FLOW_ERROR;
-  update_frames_in_flight(self);
-  return GST_FLOW_OK;
+  while (gpusift::gst::keypoint_base_held_count(base) > 0)
+    gst_buffer_unref(gpusift::gst::keypoint_base_take_oldest_held(base));
 }
 
 // The input's pixels as the extractor reads them: a mapped GstVideoFrame, or with memory:NVMM
@@ -483,14 +291,15 @@ struct InputMapping {
 GstFlowReturn map_nvmm_frame(GstGpusiftFilter* self, GstBuffer* buffer, InputMapping* mapping,
                              gpusift::FrameView* view) {
   const Runtime& rt = *self->runtime;
+  const gpusift::gst::NvmmCudaTarget target{
 #ifdef GPUSIFT_HAVE_GST_CUDA
-  const gpusift::gst::NvmmCudaTarget target{self->context, rt.settings.cuda_device_id};
+      context_of(self),
 #else
-  const gpusift::gst::NvmmCudaTarget target{nullptr, rt.settings.cuda_device_id};
+      nullptr,
 #endif
+      gpusift::gst::keypoint_base_device_id(base_of(self))};
   auto frame = std::make_unique<gpusift::gst::NvmmFrame>();
-  const std::string problem =
-      frame->map(rt.settings.backend == Backend::kCuda ? &target : nullptr, buffer, rt.info, view);
+  const std::string problem = frame->map(on_gpu(self) ? &target : nullptr, buffer, rt.info, view);
   if (!problem.empty()) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED, ("Cannot read the memory:NVMM frame"),
                       ("%s", problem.c_str()));
@@ -523,134 +332,131 @@ void unmap_input(InputMapping* mapping) {
   gst_video_frame_unmap(&mapping->video);
 }
 
-// The mapping goes with the buffer into frames in flight.
-void hold_input(gpusift::gst::FramesInFlight* submitted, GstBuffer* buffer, InputMapping* mapping,
+// The mapping goes into the frames in flight.
+void hold_input(gpusift::gst::MappedFrames* submitted, InputMapping* mapping,
                 const gpusift::FrameView& view, gint64 submit_us) {
 #ifdef GPUSIFT_HAVE_NVMM
   if (mapping->nvmm) {
-    submitted->hold(buffer, std::move(mapping->nvmm), view, submit_us);
+    submitted->hold(std::move(mapping->nvmm), view, submit_us);
     return;
   }
 #endif
-  submitted->hold(buffer, mapping->video, view, submit_us);
+  submitted->hold(mapping->video, view, submit_us);
 }
 
-// One frame in flight: extracted and attached before the buffer leaves.
-GstFlowReturn extract_in_place(GstGpusiftFilter* self, GstBuffer* buffer) {
+}  // namespace
+
+// The extractor for the settings at start, on the backend the base class resolved.
+static gboolean gst_gpusift_filter_open(GstKeypointBaseTransform* base) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
   Runtime& rt = *self->runtime;
-  InputMapping frame;
-  gpusift::FrameView view;
-  const GstFlowReturn ret = map_input(self, buffer, &frame, &view);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  const gint64 start_us = g_get_monotonic_time();
-  try {
-    ContextScope scope(self);
-    rt.extractor->extract(view, &rt.features);
-  } catch (const gpusift::Error& error) {
-    unmap_input(&frame);
-    post_library_error(self, error);
-    return GST_FLOW_ERROR;
-  }
-  const gint64 elapsed_us = g_get_monotonic_time() - start_us;
-  unmap_input(&frame);
-  attach_results(self, buffer, elapsed_us);
-  return GST_FLOW_OK;
+  rt.settings = current_settings(self);
+  rt.overflow_warned = false;
+  GST_INFO_OBJECT(self, "%s on backend %s", gpusift::method_name(rt.settings.features.method),
+                  gpusift::backend_name(gpusift::gst::keypoint_base_backend(base)));
+  return build_extractor(self);
 }
 
-// Two frames in flight: the input is submitted, then the frame before it is collected and leaves
-// as *outbuf (the stream's first frame only goes in). The input is the outgoing buffer itself,
-// made writable before it is mapped so that the pixels the extractor reads stay in it.
-GstFlowReturn submit_then_collect(GstGpusiftFilter* self, GstBuffer* input, GstBuffer** outbuf) {
+static void gst_gpusift_filter_close(GstKeypointBaseTransform* base) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
   Runtime& rt = *self->runtime;
-  // The base class marks its next outgoing buffer DISCONT: that must be the input, not a frame
-  // from before the discontinuity.
-  GstFlowReturn ret = rt.input_discont ? push_frames_in_flight(self) : GST_FLOW_OK;
-  if (ret == GST_FLOW_OK)
-    ret = ensure_extractor(self);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref(input);
-    return ret;
-  }
-  GstBuffer* buffer = gst_buffer_make_writable(input);
-  if (rt.frames_in_flight < 2) {
-    // The settings changed to an extractor of one frame in flight (none is left in flight now).
-    ret = extract_in_place(self, buffer);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref(buffer);
-      return ret;
-    }
-    *outbuf = buffer;
-    return GST_FLOW_OK;
-  }
-  InputMapping mapping;
-  gpusift::FrameView view;
-  ret = map_input(self, buffer, &mapping, &view);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref(buffer);
-    push_frames_in_flight(self);  // the frames before a bad one still leave
-    return ret;
-  }
-  const gint64 start_us = g_get_monotonic_time();
-  try {
-    ContextScope scope(self);
-    rt.extractor->submit(view);
-  } catch (const gpusift::Error& error) {
-    unmap_input(&mapping);
-    gst_buffer_unref(buffer);
-    rerun_frames_in_flight(self);
-    post_library_error(self, error);
-    return GST_FLOW_ERROR;
-  }
-  hold_input(&rt.submitted, buffer, &mapping, view, g_get_monotonic_time() - start_us);
-  if (rt.submitted.size() < 2)
-    return GST_FLOW_OK;
-  return collect_oldest(self, outbuf);
-}
-
-void release_runtime(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
-  drop_frames_in_flight(self);
-  rt.frames_in_flight_settled = false;
-  rt.frames_in_flight = 0;
-  {
-    ContextScope scope(self);  // device buffers are freed in the context they belong to
-    rt.extractor.reset();
-  }
+  rt.extractor.reset();
   rt.features = gpusift::Features{};
 #ifdef GPUSIFT_HAVE_GST_CUDA
   rt.device_copies.release();
-  gst_clear_object(&self->context);
 #endif
   GST_OBJECT_LOCK(self);
   self->device_descriptors_requested = FALSE;  // asked for again by the next stream's tracker
   GST_OBJECT_UNLOCK(self);
 }
 
-}  // namespace
-
-static gboolean gst_gpusift_filter_start(GstBaseTransform* trans) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-  Runtime& rt = *self->runtime;
-  rt.settings = current_settings(self);
-  rt.overflow_warned = false;
-  rt.input_discont = false;
-  if (!choose_backend(self, &rt.settings))
-    return FALSE;
-  GST_INFO_OBJECT(self, "%s on backend %s", gpusift::method_name(rt.settings.features.method),
-                  gpusift::backend_name(rt.settings.backend));
-  if (build_extractor(self)) {
-    settle_frames_in_flight(self, false);
-    return TRUE;
-  }
-  // A failed start gets no stop(), so the CUDA context would stay held until the next start.
-  release_runtime(self);
-  return FALSE;
+// As many as the extractor takes of what max-frames-in-flight asks for (filter_settings.h).
+static int gst_gpusift_filter_frames_in_flight(GstKeypointBaseTransform* base, int setting,
+                                               gboolean upstream_live) {
+  const Runtime& rt = *GST_GPUSIFT_FILTER(base)->runtime;
+  if (!rt.extractor)
+    return 1;
+  return gpusift::gst::filter_frames_in_flight(setting, rt.extractor->max_in_flight(),
+                                               upstream_live);
 }
 
-static gboolean gst_gpusift_filter_stop(GstBaseTransform* trans) {
-  release_runtime(GST_GPUSIFT_FILTER(trans));
-  return TRUE;
+// A new extractor when the settings changed, after the frames in flight on the old one have left.
+// No extractor: the last settings were refused (an error was posted); they are tried again.
+static GstFlowReturn gst_gpusift_filter_prepare_frame(GstKeypointBaseTransform* base) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
+  Runtime& rt = *self->runtime;
+  GST_OBJECT_LOCK(self);
+  const bool changed = self->settings_changed;
+  GST_OBJECT_UNLOCK(self);
+  if (!changed && rt.extractor)
+    return GST_FLOW_OK;
+  const GstFlowReturn ret = gpusift::gst::keypoint_base_push_held(base);
+  if (ret != GST_FLOW_OK)
+    return ret;
+  const gpusift::HostFrameAccess kept = rt.settings.host_frame_access;  // fixed while running
+  rt.settings = current_settings(self);
+  rt.settings.host_frame_access = kept;
+  if (!build_extractor(self))
+    return GST_FLOW_ERROR;
+  gpusift::gst::keypoint_base_update_frames_in_flight(base);
+  return GST_FLOW_OK;
+}
+
+// The frame mapped and submitted to the extractor.
+static GstKeypointFrameStart gst_gpusift_filter_begin_frame(GstKeypointBaseTransform* base,
+                                                            GstBuffer* buffer) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
+  Runtime& rt = *self->runtime;
+  InputMapping mapping;
+  gpusift::FrameView view;
+  if (map_input(self, buffer, &mapping, &view) != GST_FLOW_OK) {
+    gpusift::gst::keypoint_base_push_held(base);  // the frames before a bad one still leave
+    return GST_KEYPOINT_FRAME_ERROR;
+  }
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    rt.extractor->submit(view);
+  } catch (const gpusift::Error& error) {
+    unmap_input(&mapping);
+    rerun_frames_in_flight(self);
+    keypoint_base_post_error(base, error);
+    return GST_KEYPOINT_FRAME_ERROR;
+  }
+  hold_input(&rt.submitted, &mapping, view, g_get_monotonic_time() - start_us);
+  return GST_KEYPOINT_FRAME_BEGUN;
+}
+
+// The oldest frame in flight collected, its pixels unmapped and its features attached. After an
+// error no frame is left in flight (the extractor drops them all).
+static GstFlowReturn gst_gpusift_filter_finish_frame(GstKeypointBaseTransform* base,
+                                                     GstBuffer* buffer) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
+  Runtime& rt = *self->runtime;
+  const gint64 start_us = g_get_monotonic_time();
+  try {
+    rt.extractor->collect(&rt.features);
+  } catch (const gpusift::Error& error) {
+    rt.submitted.drop_all();
+    keypoint_base_post_error(base, error);
+    return GST_FLOW_ERROR;
+  }
+  const gint64 submit_us = rt.submitted.release_oldest();
+  // The frame's own time on the streaming thread, not the frames upstream made meanwhile.
+  attach_results(self, buffer, submit_us + g_get_monotonic_time() - start_us);
+  return GST_FLOW_OK;
+}
+
+// A flush or stop: once the device no longer reads the frames in flight, their pixels go.
+static void gst_gpusift_filter_cancel_frames(GstKeypointBaseTransform* base) {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
+  Runtime& rt = *self->runtime;
+  try {
+    if (rt.extractor)
+      rt.extractor->cancel();
+  } catch (const gpusift::Error& error) {
+    GST_WARNING_OBJECT(self, "dropping the frames in flight: %s", error.what());
+  }
+  rt.submitted.drop_all();
 }
 
 static gboolean gst_gpusift_filter_set_caps(GstBaseTransform* trans, GstCaps* incaps,
@@ -679,64 +485,6 @@ static gboolean gst_gpusift_filter_set_caps(GstBaseTransform* trans, GstCaps* in
   return TRUE;
 }
 
-static gboolean gst_gpusift_filter_sink_event(GstBaseTransform* trans, GstEvent* event) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-  // Frames in flight leave before any event that follows them in the stream (EOS, caps, segment,
-  // gap); a flush drops them.
-  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
-    drop_frames_in_flight(self);
-  } else if (GST_EVENT_IS_SERIALIZED(event) && !self->runtime->submitted.empty()) {
-    const GstFlowReturn ret = push_frames_in_flight(self);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT(self, "the frames in flight before %s: %s", GST_EVENT_TYPE_NAME(event),
-                       gst_flow_get_name(ret));
-  }
-  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->sink_event(trans, event);
-}
-
-static GstFlowReturn gst_gpusift_filter_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-  const GstFlowReturn ret = ensure_extractor(self);
-  if (ret != GST_FLOW_OK)
-    return ret;
-  return extract_in_place(self, buffer);
-}
-
-static GstFlowReturn gst_gpusift_filter_submit_input_buffer(GstBaseTransform* trans,
-                                                            gboolean is_discont, GstBuffer* input) {
-  GST_GPUSIFT_FILTER(trans)->runtime->input_discont = is_discont || GST_BUFFER_IS_DISCONT(input);
-  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
-      ->submit_input_buffer(trans, is_discont, input);
-}
-
-// The base class's submit_input_buffer has checked the input (negotiation, QoS) and queued it.
-static GstFlowReturn gst_gpusift_filter_generate_output(GstBaseTransform* trans,
-                                                        GstBuffer** outbuf) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-  Runtime& rt = *self->runtime;
-  if (trans->queued_buf)
-    settle_frames_in_flight(self, true);
-  if (rt.frames_in_flight < 2 && rt.submitted.empty())
-    return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)
-        ->generate_output(trans, outbuf);
-  *outbuf = nullptr;
-  GstBuffer* input = std::exchange(trans->queued_buf, nullptr);
-  if (!input)
-    return GST_FLOW_OK;
-  return submit_then_collect(self, input, outbuf);
-}
-
-static void gst_gpusift_filter_set_context(GstElement* element, GstContext* context) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(element);
-  GST_OBJECT_LOCK(self);
-  const int device_id = self->settings->cuda_device_id;
-  GST_OBJECT_UNLOCK(self);
-  gst_cuda_handle_set_context(element, context, device_id, &self->context);
-#endif
-  GST_ELEMENT_CLASS(gst_gpusift_filter_parent_class)->set_context(element, context);
-}
-
 #ifdef GPUSIFT_HAVE_GST_CUDA
 // Frames of these caps are not in system memory, so a pool of pinned memory is no use to them.
 static bool in_device_memory(GstCaps* caps) {
@@ -758,11 +506,12 @@ static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
                                 ->propose_allocation(trans, decide_query, query);
 #ifdef GPUSIFT_HAVE_GST_CUDA
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
+  GstCudaContext* context = context_of(self);
   GstCaps* caps = nullptr;
   gst_query_parse_allocation(query, &caps, nullptr);
   GstVideoInfo info;
-  if (!self->context || self->runtime->settings.backend != Backend::kCuda || !caps ||
-      in_device_memory(caps) || !gst_video_info_from_caps(&info, caps))
+  if (!context || !on_gpu(self) || !caps || in_device_memory(caps) ||
+      !gst_video_info_from_caps(&info, caps))
     return answered;
   if (gst_query_get_n_allocation_pools(query) > 0) {
     GST_DEBUG_OBJECT(self, "downstream offered a pool: no pinned pool");
@@ -770,7 +519,7 @@ static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
   }
   // The allocator goes in too: upstream elements that configure the pool themselves (basesrc
   // subclasses) take the query's first allocator for it.
-  GstAllocator* allocator = gpusift::gst::pinned_host_allocator_new(self->context);
+  GstAllocator* allocator = gpusift::gst::pinned_host_allocator_new(context);
   GstBufferPool* pool = gpusift::gst::pinned_host_video_pool_new(allocator, info);
   if (!pool) {
     gst_object_unref(allocator);
@@ -794,11 +543,6 @@ static gboolean gst_gpusift_filter_propose_allocation(GstBaseTransform* trans,
 static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirection direction,
                                          GstQuery* query) {
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
-    return TRUE;
-#endif
   // Downstream (keypointmatcher) asks how this stream's features are made.
   if (direction == GST_PAD_SRC && gpusift::gst::is_feature_settings_query(query)) {
     GST_OBJECT_LOCK(self);
@@ -807,22 +551,7 @@ static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirectio
     gpusift::gst::answer_feature_settings_query(query, config);
     return TRUE;
   }
-  // Upstream draining its buffers (a drain query, or an allocation query before a new pool) gets
-  // back the ones in flight, which leave first as they would before an event.
-  if (direction == GST_PAD_SINK && GST_QUERY_IS_SERIALIZED(query) &&
-      !self->runtime->submitted.empty()) {
-    const GstFlowReturn ret = push_frames_in_flight(self);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT(self, "the frames in flight before %s: %s", GST_QUERY_TYPE_NAME(query),
-                       gst_flow_get_name(ret));
-  }
-  const gboolean answered =
-      GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
-  // With two frames in flight a frame leaves one frame later: that much more latency.
-  if (answered && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC &&
-      self->runtime->frames_in_flight > 1 && !gpusift::gst::add_frame_of_latency(trans, query))
-    GST_DEBUG_OBJECT(self, "frame rate unknown: no latency added for the frame in flight");
-  return answered;
+  return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->query(trans, direction, query);
 }
 
 static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* event) {
@@ -838,29 +567,18 @@ static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* 
   return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->src_event(trans, event);
 }
 
-static void gst_gpusift_filter_set_property(GObject* object, guint id, const GValue* value,
-                                            GParamSpec* pspec) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(object);
-  if (id < gpusift::gst::kPropMethod || id > gpusift::gst::kPropPostMessages) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK(self);
+static void gst_gpusift_filter_set_element_property(GstKeypointBaseTransform* base, guint id,
+                                                    const GValue* value, GParamSpec* pspec) {
+  (void)pspec;
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
   if (gpusift::gst::set_filter_property(self->settings, id, value))
     self->settings_changed = TRUE;
-  GST_OBJECT_UNLOCK(self);
 }
 
-static void gst_gpusift_filter_get_property(GObject* object, guint id, GValue* value,
-                                            GParamSpec* pspec) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(object);
-  if (id < gpusift::gst::kPropMethod || id > gpusift::gst::kPropPostMessages) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK(self);
-  gpusift::gst::get_filter_property(*self->settings, id, value);
-  GST_OBJECT_UNLOCK(self);
+static void gst_gpusift_filter_get_element_property(GstKeypointBaseTransform* base, guint id,
+                                                    GValue* value, GParamSpec* pspec) {
+  (void)pspec;
+  gpusift::gst::get_filter_property(*GST_GPUSIFT_FILTER(base)->settings, id, value);
 }
 
 static void gst_gpusift_filter_finalize(GObject* object) {
@@ -874,11 +592,19 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
   GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstKeypointBaseTransformClass* base_class = GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_gpusift_filter_set_property;
-  gobject_class->get_property = gst_gpusift_filter_get_property;
   gobject_class->finalize = gst_gpusift_filter_finalize;
+  base_class->frame_message_name = "gpusiftfilter";
+  base_class->backend_blurb =
+      "Where features are computed; auto falls back to the CPU with a warning when no GPU is "
+      "usable";
+  base_class->work_description = "extracting features";
+  base_class->warn_cpu_fallback = TRUE;
+  gpusift::gst::keypoint_base_install_properties(base_class);
   gpusift::gst::install_filter_properties(gobject_class);
+  gpusift::gst::keypoint_base_install_frames_in_flight(base_class,
+                                                       gpusift::gst::kFilterFramesInFlightBlurb);
 
   gst_element_class_set_static_metadata(
       element_class, "SIFT and SURF feature extractor", "Filter/Analyzer/Video",
@@ -887,20 +613,21 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
       "gpusift developers");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
-  element_class->set_context = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_context);
 
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_ip_on_passthrough = FALSE;
-  trans_class->start = GST_DEBUG_FUNCPTR(gst_gpusift_filter_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR(gst_gpusift_filter_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_caps);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_sink_event);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_gpusift_filter_transform_ip);
-  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_gpusift_filter_submit_input_buffer);
-  trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_gpusift_filter_generate_output);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_gpusift_filter_query);
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_gpusift_filter_propose_allocation);
   trans_class->src_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_src_event);
+  base_class->open = gst_gpusift_filter_open;
+  base_class->close = gst_gpusift_filter_close;
+  base_class->frames_in_flight = gst_gpusift_filter_frames_in_flight;
+  base_class->prepare_frame = gst_gpusift_filter_prepare_frame;
+  base_class->begin_frame = gst_gpusift_filter_begin_frame;
+  base_class->finish_frame = gst_gpusift_filter_finish_frame;
+  base_class->cancel_frames = gst_gpusift_filter_cancel_frames;
+  base_class->begin_before_finish = TRUE;
+  base_class->set_element_property = gst_gpusift_filter_set_element_property;
+  base_class->get_element_property = gst_gpusift_filter_get_element_property;
 
   GST_DEBUG_CATEGORY_INIT(gst_gpusift_filter_debug, "gpusiftfilter", 0, "gpusiftfilter");
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -913,8 +640,4 @@ static void gst_gpusift_filter_init(GstGpusiftFilter* self) {
   self->settings_changed = FALSE;
   self->device_descriptors_requested = FALSE;
   self->runtime = new Runtime();
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  self->context = nullptr;
-#endif
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -15,21 +15,15 @@
 #include <memory>
 #include <string>
 
-#include "base/cuda_context_scope.h"
 #include "base/element_cuda_objects.h"
 #include "base/feature_settings_query.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/matcher.h"
+#include "gpusift/object_finding.h"
 #include "gpusiftfilter/filter_settings.h"
 #include "matcher_settings.h"
-#include "base/matching_backend.h"
-#include "gpusift/object_finding.h"
 #include "object_reference.h"
-
-#ifdef GPUSIFT_HAVE_GST_CUDA
-#include <gst/cuda/gstcudautils.h>
-#endif
 
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_matcher_debug);
 #define GST_CAT_DEFAULT gst_keypoint_matcher_debug
@@ -37,7 +31,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_keypoint_matcher_debug);
 using gpusift::Backend;
 using gpusift::DescriptorStorage;
 using gpusift::Method;
-using gpusift::gst::CudaContextScope;
+using gpusift::gst::keypoint_base_post_error;
 using gpusift::gst::MatcherSettings;
 using gpusift::gst::ObjectReference;
 using gpusift::gst::ReferenceFeatures;
@@ -64,7 +58,7 @@ constexpr int kHomographySample = 4;
 
 // What the streaming thread owns between start and stop.
 struct Runtime {
-  MatcherSettings settings;  // backend and device as chosen at start
+  MatcherSettings settings;  // as at start
   std::unique_ptr<gpusift::Matcher> matcher;
   std::unique_ptr<gpusift::objects::ObjectFinder> finder;
   ObjectReference reference;
@@ -78,38 +72,20 @@ struct Runtime {
 }  // namespace
 
 struct _GstKeypointMatcher {
-  GstBaseTransform parent;
+  GstKeypointBaseTransform parent;
 
   MatcherSettings* settings;  // object lock
   Runtime* runtime;
-  gpusift::gst::CudaContextPointer context;
 };
 
-G_DEFINE_TYPE(GstKeypointMatcher, gst_keypoint_matcher, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE(GstKeypointMatcher, gst_keypoint_matcher, GST_TYPE_KEYPOINT_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE(keypointmatcher, "keypointmatcher", GST_RANK_NONE,
                             GST_TYPE_KEYPOINT_MATCHER);
 
 namespace {
 
-MatcherSettings current_settings(GstKeypointMatcher* self) {
-  GST_OBJECT_LOCK(self);
-  const MatcherSettings copy = *self->settings;
-  GST_OBJECT_UNLOCK(self);
-  return copy;
-}
-
-void release_runtime(GstKeypointMatcher* self) {
-  Runtime& rt = *self->runtime;
-  {
-    CudaContextScope scope(self->context);  // device buffers go in the context they belong to
-    rt.finder.reset();
-    rt.matcher.reset();
-  }
-  rt.reference.clear();
-  rt.detection = gpusift::objects::Detection{};
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  gst_clear_object(&self->context);
-#endif
+GstKeypointBaseTransform* base_of(GstKeypointMatcher* self) {
+  return GST_KEYPOINT_BASE_TRANSFORM(self);
 }
 
 Method method_of(const GstKeypointsMeta* meta) {
@@ -218,15 +194,14 @@ bool compute_reference_features(GstKeypointMatcher* self, const GstKeypointsMeta
   Runtime& rt = *self->runtime;
   const gpusift::FeatureConfig config = stream_feature_settings(self, meta);
   try {
-    CudaContextScope scope(self->context);
     std::unique_ptr<gpusift::Extractor> extractor =
-        rt.settings.backend == Backend::kCuda
-            ? gpusift::gst::create_element_cuda_extractor(config, rt.settings.cuda_device_id)
+        gpusift::gst::keypoint_base_backend(base_of(self)) == Backend::kCuda
+            ? gpusift::gst::create_element_cuda_extractor(
+                  config, gpusift::gst::keypoint_base_device_id(base_of(self)))
             : gpusift::create_extractor(Backend::kCpu, config);
     rt.reference.compute_features(extractor.get(), config.method);
   } catch (const gpusift::Error& error) {
-    gpusift::gst::post_matching_error(GST_ELEMENT(self), error,
-                                      "computing the reference's features");
+    keypoint_base_post_error(base_of(self), error);
     return false;
   }
   return true;
@@ -340,33 +315,35 @@ void set_array_field(GstStructure* s, const char* name, const std::array<double,
 
 void post_frame_message(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeypointsMeta* meta,
                         const std::string& label, gint64 elapsed_us) {
-  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+  GstStructure* s = gpusift::gst::keypoint_base_new_frame_message(base_of(self), buffer);
+  if (!s)
+    return;
   const Runtime& rt = *self->runtime;
   const gpusift::objects::Detection& d = rt.detection;
-  const GstClockTime pts = GST_BUFFER_PTS(buffer);
-  GstStructure* s = gst_structure_new(
-      "keypointmatcher", "timestamp", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, pts), "label", G_TYPE_STRING,
-      label.c_str(), "found", G_TYPE_BOOLEAN, d.found, "matches", G_TYPE_UINT,
-      static_cast<guint>(d.matches), "inliers", G_TYPE_UINT, static_cast<guint>(d.inliers),
-      "keypoints", G_TYPE_UINT, meta->n_keypoints, "reference-keypoints", G_TYPE_UINT,
-      static_cast<guint>(rt.reference.features().keypoints.size()), "processing-time-us",
-      G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
+  gst_structure_set(s, "label", G_TYPE_STRING, label.c_str(), "found", G_TYPE_BOOLEAN, d.found,
+                    "matches", G_TYPE_UINT, static_cast<guint>(d.matches), "inliers", G_TYPE_UINT,
+                    static_cast<guint>(d.inliers), "keypoints", G_TYPE_UINT, meta->n_keypoints,
+                    "reference-keypoints", G_TYPE_UINT,
+                    static_cast<guint>(rt.reference.features().keypoints.size()),
+                    "processing-time-us", G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
   if (d.found) {
     set_array_field(s, "corners", d.corners);
     set_array_field(s, "homography", d.homography);
   } else {
     gst_structure_set(s, "reason", G_TYPE_STRING, d.reason, nullptr);
   }
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+  gpusift::gst::keypoint_base_post_frame_message(base_of(self), s);
 }
 
 }  // namespace
 
-static gboolean gst_keypoint_matcher_start(GstBaseTransform* trans) {
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+// The reference loaded and the matcher built on the backend the base class resolved.
+static gboolean gst_keypoint_matcher_open(GstKeypointBaseTransform* base) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(base);
   Runtime& rt = *self->runtime;
-  rt.settings = current_settings(self);
+  GST_OBJECT_LOCK(self);
+  rt.settings = *self->settings;
+  GST_OBJECT_UNLOCK(self);
   rt.missing_meta_warned = false;
   rt.missing_descriptors_warned = false;
   rt.few_reference_keypoints_warned = false;
@@ -375,34 +352,32 @@ static gboolean gst_keypoint_matcher_start(GstBaseTransform* trans) {
   gpusift::gst::ReferenceLoadError error;
   if (!rt.reference.load(rt.settings.reference, kReferenceDecodeTimeoutSeconds, &error)) {
     post_reference_error(self, error);
-    release_runtime(self);  // a failed start gets no stop()
     return FALSE;
   }
-  if ((rt.reference.has_features() && !check_reference_keypoints(self)) ||
-      !gpusift::gst::resolve_matching_backend(GST_ELEMENT(self), rt.settings.cuda_device_id,
-                                              &rt.settings.backend, &self->context)) {
-    release_runtime(self);
+  if (rt.reference.has_features() && !check_reference_keypoints(self))
     return FALSE;
-  }
+  const Backend backend = gpusift::gst::keypoint_base_backend(base);
   GST_INFO_OBJECT(self, "finding %s on backend %s", rt.settings.reference.c_str(),
-                  gpusift::backend_name(rt.settings.backend));
+                  gpusift::backend_name(backend));
   try {
-    CudaContextScope scope(self->context);
-    rt.matcher = rt.settings.backend == Backend::kCuda
-                     ? gpusift::gst::create_element_cuda_matcher(rt.settings.cuda_device_id)
-                     : gpusift::create_matcher(Backend::kCpu);
+    rt.matcher =
+        backend == Backend::kCuda
+            ? gpusift::gst::create_element_cuda_matcher(gpusift::gst::keypoint_base_device_id(base))
+            : gpusift::create_matcher(Backend::kCpu);
     rt.finder = std::make_unique<gpusift::objects::ObjectFinder>(rt.matcher.get());
   } catch (const gpusift::Error& e) {
-    gpusift::gst::post_matching_error(GST_ELEMENT(self), e, "matching keypoints");
-    release_runtime(self);
+    keypoint_base_post_error(base, e);
     return FALSE;
   }
   return TRUE;
 }
 
-static gboolean gst_keypoint_matcher_stop(GstBaseTransform* trans) {
-  release_runtime(GST_KEYPOINT_MATCHER(trans));
-  return TRUE;
+static void gst_keypoint_matcher_close(GstKeypointBaseTransform* base) {
+  Runtime& rt = *GST_KEYPOINT_MATCHER(base)->runtime;
+  rt.finder.reset();
+  rt.matcher.reset();
+  rt.reference.clear();
+  rt.detection = gpusift::objects::Detection{};
 }
 
 static gboolean gst_keypoint_matcher_set_caps(GstBaseTransform* trans, GstCaps* incaps,
@@ -428,27 +403,30 @@ static gboolean gst_keypoint_matcher_sink_event(GstBaseTransform* trans, GstEven
   return GST_BASE_TRANSFORM_CLASS(gst_keypoint_matcher_parent_class)->sink_event(trans, event);
 }
 
-static GstFlowReturn gst_keypoint_matcher_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
+// The whole frame at once: the matcher holds no frame back.
+static GstKeypointFrameStart gst_keypoint_matcher_begin_frame(GstKeypointBaseTransform* base,
+                                                              GstBuffer* buffer) {
+  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(base);
   Runtime& rt = *self->runtime;
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
   if (!check_matchable(self, meta))
-    return GST_FLOW_OK;
+    return GST_KEYPOINT_FRAME_DONE;
   if (!rt.reference.has_features() || !same_layout(rt.reference.features(), meta)) {
     if (!ensure_reference_features(self, meta) || !check_reference_keypoints(self))
-      return GST_FLOW_ERROR;
+      return GST_KEYPOINT_FRAME_ERROR;
   }
 
-  const MatcherSettings settings = current_settings(self);
+  GST_OBJECT_LOCK(self);
+  const MatcherSettings settings = *self->settings;
+  GST_OBJECT_UNLOCK(self);
   const gint64 start_us = g_get_monotonic_time();
   const ReferenceFeatures& reference = rt.reference.features();
   try {
-    CudaContextScope scope(self->context);
     rt.finder->find(reference_set(reference), reference.width, reference.height, frame_set(meta),
                     settings.params, &rt.detection);
   } catch (const gpusift::Error& error) {
-    gpusift::gst::post_matching_error(GST_ELEMENT(self), error, "matching keypoints");
-    return GST_FLOW_ERROR;
+    keypoint_base_post_error(base, error);
+    return GST_KEYPOINT_FRAME_ERROR;
   }
   const gint64 elapsed_us = g_get_monotonic_time() - start_us;
   const gpusift::objects::Detection& d = rt.detection;
@@ -456,56 +434,20 @@ static GstFlowReturn gst_keypoint_matcher_transform_ip(GstBaseTransform* trans, 
     attach_detection(self, buffer, meta, settings.label);
   GST_LOG_OBJECT(self, "%s: %d matches, %d inliers%s%s", d.found ? "found" : "not found", d.matches,
                  d.inliers, d.found ? "" : ": ", d.reason);
-  if (settings.post_messages)
-    post_frame_message(self, buffer, meta, settings.label, elapsed_us);
-  return GST_FLOW_OK;
+  post_frame_message(self, buffer, meta, settings.label, elapsed_us);
+  return GST_KEYPOINT_FRAME_DONE;
 }
 
-static void gst_keypoint_matcher_set_context(GstElement* element, GstContext* context) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(element);
-  GST_OBJECT_LOCK(self);
-  const int device_id = self->settings->cuda_device_id;
-  GST_OBJECT_UNLOCK(self);
-  gst_cuda_handle_set_context(element, context, device_id, &self->context);
-#endif
-  GST_ELEMENT_CLASS(gst_keypoint_matcher_parent_class)->set_context(element, context);
+static void gst_keypoint_matcher_set_element_property(GstKeypointBaseTransform* base, guint id,
+                                                      const GValue* value, GParamSpec* pspec) {
+  (void)pspec;
+  gpusift::gst::set_matcher_property(GST_KEYPOINT_MATCHER(base)->settings, id, value);
 }
 
-static gboolean gst_keypoint_matcher_query(GstBaseTransform* trans, GstPadDirection direction,
-                                           GstQuery* query) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
-    return TRUE;
-#endif
-  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_matcher_parent_class)
-      ->query(trans, direction, query);
-}
-
-static void gst_keypoint_matcher_set_property(GObject* object, guint id, const GValue* value,
-                                              GParamSpec* pspec) {
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(object);
-  if (id < gpusift::gst::kMatcherPropReference || id > gpusift::gst::kMatcherPropPostMessages) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK(self);
-  gpusift::gst::set_matcher_property(self->settings, id, value);
-  GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_keypoint_matcher_get_property(GObject* object, guint id, GValue* value,
-                                              GParamSpec* pspec) {
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(object);
-  if (id < gpusift::gst::kMatcherPropReference || id > gpusift::gst::kMatcherPropPostMessages) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK(self);
-  gpusift::gst::get_matcher_property(*self->settings, id, value);
-  GST_OBJECT_UNLOCK(self);
+static void gst_keypoint_matcher_get_element_property(GstKeypointBaseTransform* base, guint id,
+                                                      GValue* value, GParamSpec* pspec) {
+  (void)pspec;
+  gpusift::gst::get_matcher_property(*GST_KEYPOINT_MATCHER(base)->settings, id, value);
 }
 
 static void gst_keypoint_matcher_finalize(GObject* object) {
@@ -519,10 +461,15 @@ static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
   GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstKeypointBaseTransformClass* base_class = GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_keypoint_matcher_set_property;
-  gobject_class->get_property = gst_keypoint_matcher_get_property;
   gobject_class->finalize = gst_keypoint_matcher_finalize;
+  base_class->frame_message_name = "keypointmatcher";
+  base_class->backend_blurb =
+      "Where matching, RANSAC and the reference's features run; auto takes the GPU when one is "
+      "usable";
+  base_class->work_description = "matching keypoints";
+  gpusift::gst::keypoint_base_install_properties(base_class);
   gpusift::gst::install_matcher_properties(gobject_class);
 
   gst_element_class_set_static_metadata(
@@ -533,16 +480,14 @@ static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
       "gpusift developers");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
-  element_class->set_context = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_set_context);
 
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_ip_on_passthrough = FALSE;
-  trans_class->start = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_sink_event);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_transform_ip);
-  trans_class->query = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_query);
+  base_class->open = gst_keypoint_matcher_open;
+  base_class->close = gst_keypoint_matcher_close;
+  base_class->begin_frame = gst_keypoint_matcher_begin_frame;
+  base_class->set_element_property = gst_keypoint_matcher_set_element_property;
+  base_class->get_element_property = gst_keypoint_matcher_get_element_property;
 
   GST_DEBUG_CATEGORY_INIT(gst_keypoint_matcher_debug, "keypointmatcher", 0, "keypointmatcher");
 }
@@ -550,6 +495,4 @@ static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
 static void gst_keypoint_matcher_init(GstKeypointMatcher* self) {
   self->settings = new MatcherSettings();
   self->runtime = new Runtime();
-  self->context = nullptr;
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

@@ -2,14 +2,15 @@
 /* keypointmatcher: finds a known planar object in every frame from the frame's GstKeypointsMeta. */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
+
+#include "base/gstkeypointbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_KEYPOINT_MATCHER (gst_keypoint_matcher_get_type())
 G_DECLARE_FINAL_TYPE(GstKeypointMatcher, gst_keypoint_matcher, GST, KEYPOINT_MATCHER,
-                     GstBaseTransform)
+                     GstKeypointBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE(keypointmatcher);
 

@@ -3,8 +3,6 @@
 
 #include <gst/gst.h>
 
-#include "gpusiftfilter/filter_settings.h"
-
 namespace gpusift::gst {
 
 namespace {
@@ -63,22 +61,6 @@ void install_matcher_properties(GObjectClass* klass) {
                           "of its GstKeypointObjectMeta (empty: \"object\")",
                           kDefaultObjectLabel, kAnyState));
   install_finder_properties(klass, objects::FinderParams{});
-  g_object_class_install_property(
-      klass, kMatcherPropBackend,
-      g_param_spec_enum("backend", "Backend",
-                        "Where matching, RANSAC and the reference's features run; auto takes the "
-                        "GPU when one is usable",
-                        backend_enum_type(), static_cast<gint>(Backend::kAuto), kReadyOnly));
-  g_object_class_install_property(
-      klass, kMatcherPropCudaDeviceId,
-      g_param_spec_int("cuda-device-id", "CUDA device id",
-                       "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
-                       G_MAXINT, -1, kReadyOnly));
-  g_object_class_install_property(
-      klass, kMatcherPropPostMessages,
-      g_param_spec_boolean("post-messages", "Post messages",
-                           "Post a \"keypointmatcher\" element message for every frame", FALSE,
-                           kAnyState));
 }
 
 void set_matcher_property(MatcherSettings* s, guint id, const GValue* value) {
@@ -104,15 +86,6 @@ void set_matcher_property(MatcherSettings* s, guint id, const GValue* value) {
     case kMatcherPropRansacIterations:
       p.ransac_iterations = g_value_get_int(value);
       break;
-    case kMatcherPropBackend:
-      s->backend = static_cast<Backend>(g_value_get_enum(value));
-      break;
-    case kMatcherPropCudaDeviceId:
-      s->cuda_device_id = g_value_get_int(value);
-      break;
-    case kMatcherPropPostMessages:
-      s->post_messages = g_value_get_boolean(value);
-      break;
   }
 }
 
@@ -136,15 +109,6 @@ void get_matcher_property(const MatcherSettings& s, guint id, GValue* value) {
       break;
     case kMatcherPropRansacIterations:
       g_value_set_int(value, p.ransac_iterations);
-      break;
-    case kMatcherPropBackend:
-      g_value_set_enum(value, static_cast<gint>(s.backend));
-      break;
-    case kMatcherPropCudaDeviceId:
-      g_value_set_int(value, s.cuda_device_id);
-      break;
-    case kMatcherPropPostMessages:
-      g_value_set_boolean(value, s.post_messages);
       break;
   }
 }

@@ -13,13 +13,11 @@ namespace gpusift::gst {
 
 inline constexpr const char* kDefaultObjectLabel = "object";
 
+// The matcher's own properties; backend, cuda-device-id and post-messages are the base class's.
 struct MatcherSettings {
   std::string reference;
   std::string label = kDefaultObjectLabel;
-  Backend backend = Backend::kAuto;
-  int cuda_device_id = -1;
   objects::FinderParams params;
-  bool post_messages = false;
 };
 
 enum MatcherProperty {
@@ -29,9 +27,6 @@ enum MatcherProperty {
   kMatcherPropRatio,
   kMatcherPropRansacThreshold,
   kMatcherPropRansacIterations,
-  kMatcherPropBackend,
-  kMatcherPropCudaDeviceId,
-  kMatcherPropPostMessages,  // the last one: the element checks ids against it
 };
 
 void install_matcher_properties(GObjectClass* klass);

@@ -14,22 +14,15 @@
 #include <cstddef>
 #include <memory>
 
-#include "base/cuda_context_scope.h"
 #include "base/element_cuda_objects.h"
-#include "base/frame_latency.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
-#include "gpusift/matcher.h"
 #include "gpusift/keypoint_tracking.h"
-#include "keypoints/gstkeypointsdevicemeta.h"
-#include "tracker_settings.h"
-#include "base/matching_backend.h"
-#include "tracker_frame.h"
+#include "gpusift/matcher.h"
 #include "gpusift/tracker_worker.h"
-
-#ifdef GPUSIFT_HAVE_GST_CUDA
-#include <gst/cuda/gstcudautils.h>
-#endif
+#include "keypoints/gstkeypointsdevicemeta.h"
+#include "tracker_frame.h"
+#include "tracker_settings.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_tracker_debug);
 #define GST_CAT_DEFAULT gst_keypoint_tracker_debug
@@ -77,7 +70,6 @@ struct FrameInFlight {
 
 // What the streaming thread owns between start and stop.
 struct Runtime {
-  TrackerSettings settings;  // backend and device as chosen at start
   std::unique_ptr<gpusift::Matcher> matcher, keyframe_matcher;
   std::unique_ptr<gpusift::tracking::KeypointTracker> tracker;
   gpusift::tracking::FrameResult result;
@@ -93,15 +85,11 @@ struct Runtime {
   double attach_sum_us = 0;   // the tracks meta, and the message when posted
   double element_sum_us = 0;  // transform_ip as a whole
   int timed_frames = 0;
-  // Between begin_frame and finish_frame.
+  // Between begin_frame and finish_frame (one frame at a time: the base class finishes the held
+  // frame before the next begins).
   FrameInFlight in_flight;
-  // With two frames in flight: the frame being tracked on the worker, and the input not yet
-  // looked at.
-  GstBuffer* held = nullptr;
-  GstBuffer* incoming = nullptr;
+  // With two frames in flight: tracks the held frame while upstream makes the next one.
   std::unique_ptr<gpusift::tracking::TrackerWorker> worker;
-  // 0 until the first buffer settles it; read by latency queries from other threads.
-  std::atomic<int> frames_in_flight{0};
 };
 
 // Frames per GST_DEBUG summary of where the time goes.
@@ -114,61 +102,26 @@ double microseconds_between(TimingClock::time_point from, TimingClock::time_poin
 }  // namespace
 
 struct _GstKeypointTracker {
-  GstBaseTransform parent;
+  GstKeypointBaseTransform parent;
 
   TrackerSettings* settings;  // object lock
   Runtime* runtime;
   // Set by events on any thread, acted on by the streaming thread before its next frame.
   std::atomic<bool>* reset_requested;
-  gpusift::gst::CudaContextPointer context;
 };
 
-G_DEFINE_TYPE(GstKeypointTracker, gst_keypoint_tracker, GST_TYPE_BASE_TRANSFORM);
+G_DEFINE_TYPE(GstKeypointTracker, gst_keypoint_tracker, GST_TYPE_KEYPOINT_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE(keypointtracker, "keypointtracker", GST_RANK_NONE,
                             GST_TYPE_KEYPOINT_TRACKER);
 
 namespace {
 
-TrackerSettings current_settings(GstKeypointTracker* self) {
-  GST_OBJECT_LOCK(self);
-  const TrackerSettings copy = *self->settings;
-  GST_OBJECT_UNLOCK(self);
-  return copy;
+GstKeypointBaseTransform* base_of(GstKeypointTracker* self) {
+  return GST_KEYPOINT_BASE_TRANSFORM(self);
 }
 
-// Resolves `auto` (matching_backend.h). False after posting an error.
-bool choose_backend(GstKeypointTracker* self, TrackerSettings* settings) {
-  return gpusift::gst::resolve_matching_backend(GST_ELEMENT(self), settings->cuda_device_id,
-                                                &settings->backend, &self->context);
-}
-
-void post_library_error(GstKeypointTracker* self, const gpusift::Error& error) {
-  gpusift::gst::post_matching_error(GST_ELEMENT(self), error, "matching keypoints");
-}
-
-void release_runtime(GstKeypointTracker* self) {
-  Runtime& rt = *self->runtime;
-  rt.worker.reset();  // after the frame in hand, so that the tracker is free below
-  rt.frames_in_flight = 0;
-  {
-    CudaContextScope scope(self->context);  // device buffers go in the context they belong to
-    if (rt.tracker) {
-      rt.tracker->cancel();
-      rt.next_track_id = rt.tracker->next_id();
-    }
-    rt.tracker.reset();
-    rt.matcher.reset();
-    rt.keyframe_matcher.reset();
-  }
-  rt.result = gpusift::tracking::FrameResult{};
-  if (rt.held)
-    gst_buffer_unref(rt.held);
-  if (rt.incoming)
-    gst_buffer_unref(rt.incoming);
-  rt.held = rt.incoming = nullptr;
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  gst_clear_object(&self->context);
-#endif
+CudaContextPointer context_of(GstKeypointTracker* self) {
+  return gpusift::gst::keypoint_base_context(base_of(self));
 }
 
 // Once per stream each: without keypoints or descriptors there is nothing to track, and the
@@ -229,36 +182,36 @@ void set_matrix_field(GstStructure* s, const char* name, const gpusift::tracking
 
 void post_frame_message(GstKeypointTracker* self, GstBuffer* buffer, gpusift::MotionModel model,
                         gint64 elapsed_us) {
-  GstBaseTransform* trans = GST_BASE_TRANSFORM(self);
+  GstStructure* s = gpusift::gst::keypoint_base_new_frame_message(base_of(self), buffer);
+  if (!s)
+    return;
   const gpusift::tracking::FrameResult& r = self->runtime->result;
-  const GstClockTime pts = GST_BUFFER_PTS(buffer);
-  GstStructure* s = gst_structure_new(
-      "keypointtracker", "timestamp", G_TYPE_UINT64, pts, "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, pts), "frame-number",
-      G_TYPE_UINT64, static_cast<guint64>(r.frame_number), "keypoints", G_TYPE_UINT,
-      static_cast<guint>(r.tracks.size()), "matches", G_TYPE_UINT, static_cast<guint>(r.matches),
-      "inliers", G_TYPE_UINT, static_cast<guint>(r.inliers), "tracks-alive", G_TYPE_UINT,
-      static_cast<guint>(r.tracks_alive), "new-tracks", G_TYPE_UINT,
-      static_cast<guint>(r.new_tracks), "resumed-tracks", G_TYPE_UINT,
-      static_cast<guint>(r.resumed), "ended-tracks", G_TYPE_UINT,
-      static_cast<guint>(r.ended_tracks), "motion-model", G_TYPE_STRING,
-      gst_keypoint_motion_model_to_string(static_cast<GstKeypointMotionModel>(model)),
-      "motion-valid", G_TYPE_BOOLEAN, r.motion_valid, "descriptors-on-device", G_TYPE_BOOLEAN,
-      r.descriptors_on_device, "cumulative-valid", G_TYPE_BOOLEAN, r.cumulative_valid, "keyframe",
-      G_TYPE_BOOLEAN, r.keyframe, "keyframe-matches", G_TYPE_UINT,
-      static_cast<guint>(r.keyframe_matches), "keyframe-inliers", G_TYPE_UINT,
-      static_cast<guint>(r.keyframe_inliers), "processing-time-us", G_TYPE_UINT64,
-      static_cast<guint64>(elapsed_us), nullptr);
+  gst_structure_set(s, "frame-number", G_TYPE_UINT64, static_cast<guint64>(r.frame_number),
+                    "keypoints", G_TYPE_UINT, static_cast<guint>(r.tracks.size()), "matches",
+                    G_TYPE_UINT, static_cast<guint>(r.matches), "inliers", G_TYPE_UINT,
+                    static_cast<guint>(r.inliers), "tracks-alive", G_TYPE_UINT,
+                    static_cast<guint>(r.tracks_alive), "new-tracks", G_TYPE_UINT,
+                    static_cast<guint>(r.new_tracks), "resumed-tracks", G_TYPE_UINT,
+                    static_cast<guint>(r.resumed), "ended-tracks", G_TYPE_UINT,
+                    static_cast<guint>(r.ended_tracks), "motion-model", G_TYPE_STRING,
+                    gst_keypoint_motion_model_to_string(static_cast<GstKeypointMotionModel>(model)),
+                    "motion-valid", G_TYPE_BOOLEAN, r.motion_valid, "descriptors-on-device",
+                    G_TYPE_BOOLEAN, r.descriptors_on_device, "cumulative-valid", G_TYPE_BOOLEAN,
+                    r.cumulative_valid, "keyframe", G_TYPE_BOOLEAN, r.keyframe, "keyframe-matches",
+                    G_TYPE_UINT, static_cast<guint>(r.keyframe_matches), "keyframe-inliers",
+                    G_TYPE_UINT, static_cast<guint>(r.keyframe_inliers), "processing-time-us",
+                    G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
   set_matrix_field(s, "motion", r.motion);
   set_matrix_field(s, "cumulative", r.cumulative);
-  gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
+  gpusift::gst::keypoint_base_post_frame_message(base_of(self), s);
 }
 
 // On the GPU, asks gpusiftfilter upstream to attach its descriptors in device memory as well, once
 // per stream; until they come (or without a filter that can), the host rows are uploaded.
 void request_device_descriptors(GstKeypointTracker* self) {
   Runtime& rt = *self->runtime;
-  if (rt.device_descriptors_requested || rt.settings.backend != Backend::kCuda)
+  if (rt.device_descriptors_requested ||
+      gpusift::gst::keypoint_base_backend(base_of(self)) != Backend::kCuda)
     return;
   rt.device_descriptors_requested = true;
   GST_DEBUG_OBJECT(self, "asking upstream for descriptors in device memory");
@@ -299,13 +252,11 @@ bool same_layout(const StreamLayout& layout, const GstKeypointsMeta* meta) {
 
 }  // namespace
 
-namespace {
-
-enum class Began { kUntracked, kBegun, kError };
-
-// The first half of a frame: checks, resets, and the tracker's matching enqueued. Untracked
-// buffers (no meta, no descriptors) pass as they are.
-Began begin_frame(GstKeypointTracker* self, GstBuffer* buffer) {
+// The first half of a frame: checks, resets, and the tracker's matching enqueued (on the worker
+// when frames are in flight). Untracked buffers (no meta, no descriptors) pass as they are.
+static GstKeypointFrameStart gst_keypoint_tracker_begin_frame(GstKeypointBaseTransform* base,
+                                                              GstBuffer* buffer) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(base);
   Runtime& rt = *self->runtime;
   if (self->reset_requested->exchange(false) || GST_BUFFER_IS_DISCONT(buffer))
     rt.tracker->reset();
@@ -313,7 +264,7 @@ Began begin_frame(GstKeypointTracker* self, GstBuffer* buffer) {
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
   if (!check_trackable(self, meta)) {
     rt.tracker->reset();
-    return Began::kUntracked;
+    return GST_KEYPOINT_FRAME_DONE;
   }
   if (!same_layout(rt.layout, meta)) {
     rt.tracker->reset();
@@ -322,21 +273,22 @@ Began begin_frame(GstKeypointTracker* self, GstBuffer* buffer) {
 
   request_device_descriptors(self);
   FrameInFlight& f = rt.in_flight;
-  f.settings = current_settings(self);
+  GST_OBJECT_LOCK(self);
+  f.settings = *self->settings;
+  GST_OBJECT_UNLOCK(self);
   f.meta = meta;
   f.start_us = g_get_monotonic_time();
   f.start = TimingClock::now();
   try {
-    CudaContextScope scope(self->context);
     const gpusift::tracking::FrameFeatures frame =
-        gpusift::gst::tracker_frame(buffer, meta, self->context);
+        gpusift::gst::tracker_frame(buffer, meta, context_of(self));
     f.framed = TimingClock::now();
     if (rt.worker) {
       // The worker has the tracker to itself until finish_frame waits for it.
       gpusift::tracking::KeypointTracker* tracker = rt.tracker.get();
       gpusift::tracking::FrameResult* result = &rt.result;
       const gpusift::tracking::TrackerParams params = f.settings.params;
-      CudaContextPointer context = self->context;
+      CudaContextPointer context = context_of(self);
       rt.worker->submit([tracker, result, params, context, frame] {
         CudaContextScope worker_scope(context);
         tracker->process(frame, params, result);
@@ -346,27 +298,28 @@ Began begin_frame(GstKeypointTracker* self, GstBuffer* buffer) {
     }
   } catch (const gpusift::Error& error) {
     rt.tracker->reset();
-    post_library_error(self, error);
-    return Began::kError;
+    gpusift::gst::keypoint_base_post_error(base, error);
+    return GST_KEYPOINT_FRAME_ERROR;
   }
   f.begun_at = TimingClock::now();
-  return Began::kBegun;
+  return GST_KEYPOINT_FRAME_BEGUN;
 }
 
 // The second half: the tracks, the meta, the message.
-GstFlowReturn finish_frame(GstKeypointTracker* self, GstBuffer* buffer) {
+static GstFlowReturn gst_keypoint_tracker_finish_frame(GstKeypointBaseTransform* base,
+                                                       GstBuffer* buffer) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(base);
   Runtime& rt = *self->runtime;
   const FrameInFlight& f = rt.in_flight;
   const TimingClock::time_point resumed = TimingClock::now();
   try {
-    CudaContextScope scope(self->context);
     if (rt.worker)
       rt.worker->wait();
     else
       rt.tracker->finish(&rt.result);
   } catch (const gpusift::Error& error) {
     rt.tracker->reset();
-    post_library_error(self, error);
+    gpusift::gst::keypoint_base_post_error(base, error);
     return GST_FLOW_ERROR;
   }
   const TimingClock::time_point finished = TimingClock::now();
@@ -379,10 +332,9 @@ GstFlowReturn finish_frame(GstKeypointTracker* self, GstBuffer* buffer) {
   GST_LOG_OBJECT(self, "frame %" G_GUINT64_FORMAT ": %d matches, %d inliers, %d tracks alive",
                  static_cast<guint64>(rt.result.frame_number), rt.result.matches, rt.result.inliers,
                  rt.result.tracks_alive);
-  if (f.settings.post_messages)
-    post_frame_message(self, buffer, f.settings.params.model,
-                       static_cast<gint64>(own_before_meta_us +
-                                           microseconds_between(finished, TimingClock::now())));
+  post_frame_message(
+      self, buffer, f.settings.params.model,
+      static_cast<gint64>(own_before_meta_us + microseconds_between(finished, TimingClock::now())));
   const double element_us = own_before_meta_us + microseconds_between(finished, TimingClock::now());
   add_timing(self, microseconds_between(f.start, f.framed),
              element_us - microseconds_between(f.start, f.framed) - rt.result.times.total,
@@ -390,25 +342,9 @@ GstFlowReturn finish_frame(GstKeypointTracker* self, GstBuffer* buffer) {
   return GST_FLOW_OK;
 }
 
-// With two frames in flight: the held frame, tracked and pushed now (before an event that must
-// follow it, or at the end).
-GstFlowReturn push_held_frame(GstKeypointTracker* self) {
-  Runtime& rt = *self->runtime;
-  GstBuffer* held = rt.held;
-  if (!held)
-    return GST_FLOW_OK;
-  rt.held = nullptr;
-  const GstFlowReturn ret = finish_frame(self, held);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref(held);
-    return ret;
-  }
-  return gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), held);
-}
-
-// A flush: the held frame is dropped (after its device work).
-void drop_held_frame(GstKeypointTracker* self) {
-  Runtime& rt = *self->runtime;
+// A flush or stop: the held frame's tracking is abandoned once its device work is done.
+static void gst_keypoint_tracker_cancel_frames(GstKeypointBaseTransform* base) {
+  Runtime& rt = *GST_KEYPOINT_TRACKER(base)->runtime;
   if (rt.worker) {
     try {
       rt.worker->wait();
@@ -417,47 +353,32 @@ void drop_held_frame(GstKeypointTracker* self) {
   }
   if (rt.tracker)
     rt.tracker->cancel();
-  if (rt.held)
-    gst_buffer_unref(rt.held);
-  rt.held = nullptr;
-  if (rt.incoming)
-    gst_buffer_unref(rt.incoming);
-  rt.incoming = nullptr;
 }
 
-// Settled at the stream's first buffer (auto needs upstream's liveness) and kept until stop.
-bool frames_overlap(GstKeypointTracker* self) {
-  Runtime& rt = *self->runtime;
-  if (rt.frames_in_flight == 0) {
-    const int setting = rt.settings.max_frames_in_flight;
-    rt.frames_in_flight = gpusift::gst::frames_in_flight_for(
-        setting, rt.settings.backend,
-        setting == 0 && gpusift::gst::upstream_is_live(GST_BASE_TRANSFORM(self)));
-    GST_INFO_OBJECT(self, "%d frame(s) in flight", rt.frames_in_flight.load());
-    if (rt.frames_in_flight > 1)
-      rt.worker = std::make_unique<gpusift::tracking::TrackerWorker>();
-  }
-  return rt.frames_in_flight > 1;
+// Two frames on the GPU backend when upstream is not live (tracker_settings.h); a worker tracks
+// the held one.
+static int gst_keypoint_tracker_frames_in_flight(GstKeypointBaseTransform* base, int setting,
+                                                 gboolean upstream_live) {
+  Runtime& rt = *GST_KEYPOINT_TRACKER(base)->runtime;
+  const int frames = gpusift::gst::frames_in_flight_for(
+      setting, gpusift::gst::keypoint_base_backend(base), upstream_live);
+  if (frames > 1 && !rt.worker)
+    rt.worker = std::make_unique<gpusift::tracking::TrackerWorker>();
+  return frames;
 }
 
-}  // namespace
-
-static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
+// The matchers and the tracker on the backend the base class resolved.
+static gboolean gst_keypoint_tracker_open(GstKeypointBaseTransform* base) {
+  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(base);
   Runtime& rt = *self->runtime;
-  rt.settings = current_settings(self);
   rt.missing_meta_warned = false;
   rt.missing_descriptors_warned = false;
   rt.device_descriptors_requested = false;
   rt.layout = StreamLayout{};
   self->reset_requested->store(false);
-  if (!choose_backend(self, &rt.settings))
-    return FALSE;
-  GST_INFO_OBJECT(self, "matching on backend %s", gpusift::backend_name(rt.settings.backend));
   try {
-    CudaContextScope scope(self->context);
-    const bool on_gpu = rt.settings.backend == Backend::kCuda;
-    const int device_id = rt.settings.cuda_device_id;
+    const bool on_gpu = gpusift::gst::keypoint_base_backend(base) == Backend::kCuda;
+    const int device_id = gpusift::gst::keypoint_base_device_id(base);
     rt.matcher = on_gpu ? gpusift::gst::create_element_cuda_matcher(device_id)
                         : gpusift::create_matcher(Backend::kCpu);
     // On the GPU the keyframe's match runs beside the previous frame's, on a stream of its own.
@@ -465,19 +386,24 @@ static gboolean gst_keypoint_tracker_start(GstBaseTransform* trans) {
       rt.keyframe_matcher = gpusift::gst::create_element_cuda_matcher(device_id);
     rt.tracker = std::make_unique<gpusift::tracking::KeypointTracker>(
         rt.matcher.get(), rt.next_track_id, rt.keyframe_matcher.get());
-    if (rt.settings.max_frames_in_flight > 0)
-      frames_overlap(self);  // settled now; auto waits for the first buffer
   } catch (const gpusift::Error& error) {
-    post_library_error(self, error);
-    release_runtime(self);  // a failed start gets no stop()
+    gpusift::gst::keypoint_base_post_error(base, error);
     return FALSE;
   }
   return TRUE;
 }
 
-static gboolean gst_keypoint_tracker_stop(GstBaseTransform* trans) {
-  release_runtime(GST_KEYPOINT_TRACKER(trans));
-  return TRUE;
+static void gst_keypoint_tracker_close(GstKeypointBaseTransform* base) {
+  Runtime& rt = *GST_KEYPOINT_TRACKER(base)->runtime;
+  rt.worker.reset();  // after the frame in hand, so that the tracker is free below
+  if (rt.tracker) {
+    rt.tracker->cancel();
+    rt.next_track_id = rt.tracker->next_id();
+  }
+  rt.tracker.reset();
+  rt.matcher.reset();
+  rt.keyframe_matcher.reset();
+  rt.result = gpusift::tracking::FrameResult{};
 }
 
 static gboolean gst_keypoint_tracker_set_caps(GstBaseTransform* trans, GstCaps* incaps,
@@ -491,15 +417,6 @@ static gboolean gst_keypoint_tracker_set_caps(GstBaseTransform* trans, GstCaps* 
 
 static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEvent* event) {
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
-  // A held frame leaves before any event that follows it in the stream; a flush drops it.
-  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
-    drop_held_frame(self);
-  } else if (GST_EVENT_IS_SERIALIZED(event) && self->runtime->held) {
-    const GstFlowReturn ret = push_held_frame(self);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT(self, "the held frame before %s: %s", GST_EVENT_TYPE_NAME(event),
-                       gst_flow_get_name(ret));
-  }
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_STREAM_START:
       // A new stream: warn again about what it lacks, ask again for device descriptors.
@@ -520,122 +437,20 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
     default:
       break;
   }
+  // The base class lets a held frame leave first (it was begun before the reset is acted on).
   return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->sink_event(trans, event);
 }
 
-static GstFlowReturn gst_keypoint_tracker_transform_ip(GstBaseTransform* trans, GstBuffer* buffer) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
-  switch (begin_frame(self, buffer)) {
-    case Began::kUntracked:
-      return GST_FLOW_OK;
-    case Began::kError:
-      return GST_FLOW_ERROR;
-    case Began::kBegun:
-      break;
-  }
-  return finish_frame(self, buffer);
+static void gst_keypoint_tracker_set_element_property(GstKeypointBaseTransform* base, guint id,
+                                                      const GValue* value, GParamSpec* pspec) {
+  (void)pspec;
+  gpusift::gst::set_tracker_property(GST_KEYPOINT_TRACKER(base)->settings, id, value);
 }
 
-static GstFlowReturn gst_keypoint_tracker_submit_input_buffer(GstBaseTransform* trans,
-                                                              gboolean is_discont,
-                                                              GstBuffer* input) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
-  if (!frames_overlap(self))
-    return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)
-        ->submit_input_buffer(trans, is_discont, input);
-  self->runtime->incoming = input;
-  return GST_FLOW_OK;
-}
-
-// With two frames in flight, each input gives up to two outputs in turn: the held frame, tracked
-// now, then the input itself when it has nothing to track; a trackable input is begun and held.
-static GstFlowReturn gst_keypoint_tracker_generate_output(GstBaseTransform* trans,
-                                                          GstBuffer** outbuf) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
-  if (!frames_overlap(self))
-    return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)
-        ->generate_output(trans, outbuf);
-  Runtime& rt = *self->runtime;
-  *outbuf = nullptr;
-  if (rt.held) {
-    GstBuffer* held = rt.held;
-    rt.held = nullptr;
-    const GstFlowReturn ret = finish_frame(self, held);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref(held);
-      return ret;
-    }
-    *outbuf = held;
-    return GST_FLOW_OK;
-  }
-  if (!rt.incoming)
-    return GST_FLOW_OK;
-  GstBuffer* input = gst_buffer_make_writable(rt.incoming);
-  rt.incoming = nullptr;
-  switch (begin_frame(self, input)) {
-    case Began::kUntracked:
-      *outbuf = input;
-      return GST_FLOW_OK;
-    case Began::kError:
-      gst_buffer_unref(input);
-      return GST_FLOW_ERROR;
-    case Began::kBegun:
-      rt.held = input;
-      return GST_FLOW_OK;
-  }
-  return GST_FLOW_OK;
-}
-
-static void gst_keypoint_tracker_set_context(GstElement* element, GstContext* context) {
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(element);
-  GST_OBJECT_LOCK(self);
-  const int device_id = self->settings->cuda_device_id;
-  GST_OBJECT_UNLOCK(self);
-  gst_cuda_handle_set_context(element, context, device_id, &self->context);
-#endif
-  GST_ELEMENT_CLASS(gst_keypoint_tracker_parent_class)->set_context(element, context);
-}
-
-static gboolean gst_keypoint_tracker_query(GstBaseTransform* trans, GstPadDirection direction,
-                                           GstQuery* query) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
-#ifdef GPUSIFT_HAVE_GST_CUDA
-  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
-      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
-    return TRUE;
-#endif
-  const gboolean answered =
-      GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->query(trans, direction, query);
-  // With two frames in flight a frame leaves one frame later: that much more latency.
-  if (answered && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY && direction == GST_PAD_SRC &&
-      self->runtime->frames_in_flight > 1 && !gpusift::gst::add_frame_of_latency(trans, query))
-    GST_DEBUG_OBJECT(self, "frame rate unknown: no latency added for the frame in flight");
-  return answered;
-}
-
-static void gst_keypoint_tracker_set_property(GObject* object, guint id, const GValue* value,
-                                              GParamSpec* pspec) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(object);
-  if (id < gpusift::gst::kTrackerPropRatio || id > gpusift::gst::kTrackerPropPostMessages) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK(self);
-  gpusift::gst::set_tracker_property(self->settings, id, value);
-  GST_OBJECT_UNLOCK(self);
-}
-
-static void gst_keypoint_tracker_get_property(GObject* object, guint id, GValue* value,
-                                              GParamSpec* pspec) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(object);
-  if (id < gpusift::gst::kTrackerPropRatio || id > gpusift::gst::kTrackerPropPostMessages) {
-    G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-    return;
-  }
-  GST_OBJECT_LOCK(self);
-  gpusift::gst::get_tracker_property(*self->settings, id, value);
-  GST_OBJECT_UNLOCK(self);
+static void gst_keypoint_tracker_get_element_property(GstKeypointBaseTransform* base, guint id,
+                                                      GValue* value, GParamSpec* pspec) {
+  (void)pspec;
+  gpusift::gst::get_tracker_property(*GST_KEYPOINT_TRACKER(base)->settings, id, value);
 }
 
 static void gst_keypoint_tracker_finalize(GObject* object) {
@@ -650,11 +465,17 @@ static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {
   GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstKeypointBaseTransformClass* base_class = GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_keypoint_tracker_set_property;
-  gobject_class->get_property = gst_keypoint_tracker_get_property;
   gobject_class->finalize = gst_keypoint_tracker_finalize;
+  base_class->frame_message_name = "keypointtracker";
+  base_class->backend_blurb =
+      "Where matching and RANSAC run; auto takes the GPU when one is usable";
+  base_class->work_description = "matching keypoints";
+  gpusift::gst::keypoint_base_install_properties(base_class);
   gpusift::gst::install_tracker_properties(gobject_class);
+  gpusift::gst::keypoint_base_install_frames_in_flight(base_class,
+                                                       gpusift::gst::kTrackerFramesInFlightBlurb);
 
   gst_element_class_set_static_metadata(
       element_class, "Keypoint tracker", "Filter/Analyzer/Video",
@@ -663,18 +484,18 @@ static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {
       "gpusift developers");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
-  element_class->set_context = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_set_context);
 
-  trans_class->passthrough_on_same_caps = FALSE;
-  trans_class->transform_ip_on_passthrough = FALSE;
-  trans_class->start = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_start);
-  trans_class->stop = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_stop);
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_sink_event);
-  trans_class->transform_ip = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_transform_ip);
-  trans_class->submit_input_buffer = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_submit_input_buffer);
-  trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_generate_output);
-  trans_class->query = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_query);
+  base_class->open = gst_keypoint_tracker_open;
+  base_class->close = gst_keypoint_tracker_close;
+  base_class->frames_in_flight = gst_keypoint_tracker_frames_in_flight;
+  base_class->begin_frame = gst_keypoint_tracker_begin_frame;
+  base_class->finish_frame = gst_keypoint_tracker_finish_frame;
+  base_class->cancel_frames = gst_keypoint_tracker_cancel_frames;
+  base_class->begin_before_finish = FALSE;
+  base_class->set_element_property = gst_keypoint_tracker_set_element_property;
+  base_class->get_element_property = gst_keypoint_tracker_get_element_property;
 
   GST_DEBUG_CATEGORY_INIT(gst_keypoint_tracker_debug, "keypointtracker", 0, "keypointtracker");
 }
@@ -683,6 +504,4 @@ static void gst_keypoint_tracker_init(GstKeypointTracker* self) {
   self->settings = new TrackerSettings();
   self->runtime = new Runtime();
   self->reset_requested = new std::atomic<bool>(false);
-  self->context = nullptr;
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

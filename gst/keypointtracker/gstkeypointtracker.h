@@ -2,14 +2,15 @@
 /* keypointtracker: keypoint tracks and camera motion from the GstKeypointsMeta of each frame. */
 #pragma once
 
-#include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
+
+#include "base/gstkeypointbasetransform.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_KEYPOINT_TRACKER (gst_keypoint_tracker_get_type())
 G_DECLARE_FINAL_TYPE(GstKeypointTracker, gst_keypoint_tracker, GST, KEYPOINT_TRACKER,
-                     GstBaseTransform)
+                     GstKeypointBaseTransform)
 
 GST_ELEMENT_REGISTER_DECLARE(keypointtracker);
 

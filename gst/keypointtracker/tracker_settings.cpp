@@ -4,8 +4,6 @@
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointtracksmeta.h>
 
-#include "gpusiftfilter/filter_settings.h"
-
 namespace gpusift::gst {
 
 namespace {
@@ -38,8 +36,6 @@ GType motion_model_enum_type() {
 
 constexpr GParamFlags kAnyState = static_cast<GParamFlags>(
     G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-constexpr GParamFlags kReadyOnly =
-    static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
 constexpr double kMinRatio = 0.01;  // the matcher refuses 0
 constexpr int kMaxMissed = 1000;
@@ -82,31 +78,13 @@ void install_matching_properties(GObjectClass* klass, const tracking::TrackerPar
 
 }  // namespace
 
+const char* const kTrackerFramesInFlightBlurb =
+    "1: each frame leaves once it is tracked. 2: a frame is tracked on a worker thread while "
+    "upstream makes the next one, and leaves one frame later (more throughput, one frame more "
+    "latency). 0: auto, 2 on the GPU backend when upstream is not live, else 1";
+
 void install_tracker_properties(GObjectClass* klass) {
   install_matching_properties(klass, tracking::TrackerParams{});
-  g_object_class_install_property(
-      klass, kTrackerPropBackend,
-      g_param_spec_enum("backend", "Backend",
-                        "Where matching and RANSAC run; auto takes the GPU when one is usable",
-                        backend_enum_type(), static_cast<gint>(Backend::kAuto), kReadyOnly));
-  g_object_class_install_property(
-      klass, kTrackerPropCudaDeviceId,
-      g_param_spec_int("cuda-device-id", "CUDA device id",
-                       "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
-                       G_MAXINT, -1, kReadyOnly));
-  g_object_class_install_property(
-      klass, kTrackerPropMaxFramesInFlight,
-      g_param_spec_int("max-frames-in-flight", "Max frames in flight",
-                       "1: each frame leaves once it is tracked. 2: a frame is tracked on a "
-                       "worker thread while upstream makes the next one, and leaves one frame "
-                       "later (more throughput, one frame more latency). 0: auto, 2 on the GPU "
-                       "backend when upstream is not live, else 1",
-                       0, 2, 0, kReadyOnly));
-  g_object_class_install_property(
-      klass, kTrackerPropPostMessages,
-      g_param_spec_boolean("post-messages", "Post messages",
-                           "Post a \"keypointtracker\" element message for every frame", FALSE,
-                           kAnyState));
 }
 
 void set_tracker_property(TrackerSettings* s, guint id, const GValue* value) {
@@ -129,18 +107,6 @@ void set_tracker_property(TrackerSettings* s, guint id, const GValue* value) {
       break;
     case kTrackerPropKeyframeInterval:
       p.keyframe_interval = g_value_get_int(value);
-      break;
-    case kTrackerPropBackend:
-      s->backend = static_cast<Backend>(g_value_get_enum(value));
-      break;
-    case kTrackerPropCudaDeviceId:
-      s->cuda_device_id = g_value_get_int(value);
-      break;
-    case kTrackerPropMaxFramesInFlight:
-      s->max_frames_in_flight = g_value_get_int(value);
-      break;
-    case kTrackerPropPostMessages:
-      s->post_messages = g_value_get_boolean(value);
       break;
   }
 }
@@ -171,18 +137,6 @@ void get_tracker_property(const TrackerSettings& s, guint id, GValue* value) {
       break;
     case kTrackerPropKeyframeInterval:
       g_value_set_int(value, p.keyframe_interval);
-      break;
-    case kTrackerPropBackend:
-      g_value_set_enum(value, static_cast<gint>(s.backend));
-      break;
-    case kTrackerPropCudaDeviceId:
-      g_value_set_int(value, s.cuda_device_id);
-      break;
-    case kTrackerPropMaxFramesInFlight:
-      g_value_set_int(value, s.max_frames_in_flight);
-      break;
-    case kTrackerPropPostMessages:
-      g_value_set_boolean(value, s.post_messages);
       break;
   }
 }

@@ -9,14 +9,10 @@
 
 namespace gpusift::gst {
 
+// The tracker's own properties; backend, cuda-device-id, post-messages and max-frames-in-flight
+// are the base class's.
 struct TrackerSettings {
-  Backend backend = Backend::kAuto;
-  int cuda_device_id = -1;
   tracking::TrackerParams params;
-  bool post_messages = false;
-  // 2: a frame is tracked on a worker thread while upstream makes the next one, and leaves one
-  // frame later (added to the reported latency). 0: auto (frames_in_flight_for).
-  int max_frames_in_flight = 0;
 };
 
 // What max-frames-in-flight=auto becomes once the stream runs: two frames on the GPU backend
@@ -31,11 +27,10 @@ enum TrackerProperty {
   kTrackerPropRansacThreshold,
   kTrackerPropMaxMissed,
   kTrackerPropKeyframeInterval,
-  kTrackerPropBackend,
-  kTrackerPropCudaDeviceId,
-  kTrackerPropMaxFramesInFlight,
-  kTrackerPropPostMessages,  // the last one: the element checks ids against it
 };
+
+// max-frames-in-flight's blurb.
+extern const char* const kTrackerFramesInFlightBlurb;
 
 void install_tracker_properties(GObjectClass* klass);
 void set_tracker_property(TrackerSettings* settings, guint id, const GValue* value);
