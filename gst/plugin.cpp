@@ -20,4 +20,4 @@ static gboolean plugin_init(GstPlugin* plugin) {
 
 GST_PLUGIN_DEFINE(GST_VERSION_MAJOR, GST_VERSION_MINOR, gpusift,
                   "SIFT features on NVIDIA GPUs, attached to video buffers as metadata",
-                  plugin_init, VERSION, "LGPL", "gpusift", "https://example.invalid/gpusift")
+                  plugin_init, VERSION, "LGPL", GPUSIFT_PACKAGE_NAME, GPUSIFT_PACKAGE_ORIGIN)

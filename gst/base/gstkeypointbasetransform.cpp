@@ -9,6 +9,7 @@
 
 #include "base/element_cuda_objects.h"
 #include "base/frame_latency.h"
+#include "base/static_enum.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudaloader.h>
@@ -40,6 +41,9 @@ struct Runtime {
   // Begun and not yet finished, oldest first.
   std::deque<GstBuffer*> held;
   bool input_discont = false;  // of the buffer being taken in
+  // Warned once per stream: buffers without keypoints, keypoints without descriptors.
+  bool missing_meta_warned = false;
+  bool missing_descriptors_warned = false;
   // Settled at start for an explicit max-frames-in-flight, at the first buffer for auto (it needs
   // upstream's liveness); frames_in_flight is read by latency queries on other threads.
   bool frames_in_flight_settled = false;
@@ -53,6 +57,7 @@ typedef struct {
   BaseSettings* settings;  // object lock
   Runtime* runtime;
   gpusift::gst::CudaContextPointer context;
+  gpusift::gst::KeypointElementWork* work;  // the subclass's, owned
 } GstKeypointBaseTransformPrivate;
 
 static void gst_keypoint_base_transform_set_property(GObject* object, guint id, const GValue* value,
@@ -67,8 +72,14 @@ G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstKeypointBaseTransform, gst_keypoint_base_
   static_cast<GstKeypointBaseTransformPrivate*>( \
       gst_keypoint_base_transform_get_instance_private(GST_KEYPOINT_BASE_TRANSFORM(self)))
 #define KLASS(self) GST_KEYPOINT_BASE_TRANSFORM_GET_CLASS(self)
+#define WORK(self) (*PRIV(self)->work)
 
 namespace gpusift::gst {
+
+GstStaticPadTemplate kMetaOnlySinkTemplate = GST_STATIC_PAD_TEMPLATE(
+    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
+GstStaticPadTemplate kMetaOnlySrcTemplate = GST_STATIC_PAD_TEMPLATE(
+    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
 
 GType backend_enum_type() {
   static GType type = 0;
@@ -78,9 +89,7 @@ GType backend_enum_type() {
       {static_cast<gint>(Backend::kCpu), "CPU reference", "cpu"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstGpusiftBackend", values));
-  return type;
+  return static_enum_type(&type, "GstGpusiftBackend", values);
 }
 
 namespace {
@@ -127,11 +136,8 @@ bool resolve_backend(GstKeypointBaseTransform* self, Runtime* rt, Backend wanted
 }
 
 int resolve_frames_in_flight(GstKeypointBaseTransform* self, int setting, bool upstream_live) {
-  GstKeypointBaseTransformClass* klass = KLASS(self);
-  if (!klass->frames_in_flight)
-    return 1;
   CudaContextScope scope(PRIV(self)->context);
-  return klass->frames_in_flight(self, setting, upstream_live);
+  return WORK(self).frames_in_flight(setting, upstream_live);
 }
 
 // Explicit values are settled at start, auto at the stream's first buffer; both hold until stop.
@@ -150,9 +156,9 @@ void drop_held(GstKeypointBaseTransform* self) {
   Runtime& rt = *PRIV(self)->runtime;
   if (rt.held.empty())
     return;
-  if (KLASS(self)->cancel_frames) {
+  {
     CudaContextScope scope(PRIV(self)->context);
-    KLASS(self)->cancel_frames(self);
+    WORK(self).cancel();
   }
   for (GstBuffer* buffer : rt.held)
     gst_buffer_unref(buffer);
@@ -161,7 +167,7 @@ void drop_held(GstKeypointBaseTransform* self) {
 
 GstFlowReturn finish(GstKeypointBaseTransform* self, GstBuffer* buffer) {
   CudaContextScope scope(PRIV(self)->context);
-  return KLASS(self)->finish_frame(self, buffer);
+  return WORK(self).finish(buffer);
 }
 
 // The oldest begun frame, finished, as *out.
@@ -181,14 +187,12 @@ GstFlowReturn finish_oldest(GstKeypointBaseTransform* self, GstBuffer** out) {
 
 GstKeypointFrameStart begin(GstKeypointBaseTransform* self, GstBuffer* buffer) {
   CudaContextScope scope(PRIV(self)->context);
-  return KLASS(self)->begin_frame(self, buffer);
+  return WORK(self).begin(buffer);
 }
 
 GstFlowReturn prepare(GstKeypointBaseTransform* self) {
-  if (!KLASS(self)->prepare_frame)
-    return GST_FLOW_OK;
   CudaContextScope scope(PRIV(self)->context);
-  return KLASS(self)->prepare_frame(self);
+  return WORK(self).prepare();
 }
 
 // One frame in flight: begun and finished before the buffer leaves.
@@ -252,23 +256,36 @@ GstFlowReturn take_input(GstKeypointBaseTransform* self, GstBuffer* input, GstBu
 
 }  // namespace
 
-void keypoint_base_install_properties(GstKeypointBaseTransformClass* klass) {
+void keypoint_base_class_init(GstKeypointBaseTransformClass* klass,
+                              const KeypointElementClassInfo& info) {
+  klass->frame_message_name = info.name;
+  klass->work_description = info.work;
+  klass->warn_cpu_fallback = info.warn_cpu_fallback;
+  klass->begin_before_finish = info.begin_before_finish;
+  klass->verb = info.verb;
+  klass->untouched = info.untouched;
+
+  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  gst_element_class_set_static_metadata(element_class, info.longname, "Filter/Analyzer/Video",
+                                        info.description, "gpusift developers");
+  gst_element_class_add_static_pad_template(element_class, info.sink_template);
+  gst_element_class_add_static_pad_template(element_class, info.src_template);
+
   GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
-  // GObject gives every class its own property functions: the subclass's go through the base's
-  // dispatchers too, which call set_element_property / get_element_property for its own.
+  // GObject gives every class its own property functions: the subclass's go through the base's,
+  // which hand the subclass's own properties to its KeypointElementWork.
   gobject_class->set_property = gst_keypoint_base_transform_set_property;
   gobject_class->get_property = gst_keypoint_base_transform_get_property;
   g_object_class_install_property(
       gobject_class, kPropBackend,
-      g_param_spec_enum("backend", "Backend", klass->backend_blurb, backend_enum_type(),
+      g_param_spec_enum("backend", "Backend", info.backend_blurb, backend_enum_type(),
                         static_cast<gint>(Backend::kAuto), kReadyOnly));
   g_object_class_install_property(
       gobject_class, kPropCudaDeviceId,
       g_param_spec_int("cuda-device-id", "CUDA device id",
                        "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
                        G_MAXINT, -1, kReadyOnly));
-  gchar* blurb =
-      g_strdup_printf("Post a \"%s\" element message for every frame", klass->frame_message_name);
+  gchar* blurb = g_strdup_printf("Post a \"%s\" element message for every frame", info.name);
   g_object_class_install_property(
       gobject_class, kPropPostMessages,
       g_param_spec_boolean(
@@ -276,13 +293,20 @@ void keypoint_base_install_properties(GstKeypointBaseTransformClass* klass) {
           static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
                                    GST_PARAM_MUTABLE_PLAYING)));
   g_free(blurb);
+  if (info.frames_in_flight_blurb)
+    g_object_class_install_property(
+        gobject_class, kPropMaxFramesInFlight,
+        g_param_spec_int("max-frames-in-flight", "Max frames in flight",
+                         info.frames_in_flight_blurb, 0, 2, 0, kReadyOnly));
 }
 
-void keypoint_base_install_frames_in_flight(GstKeypointBaseTransformClass* klass,
-                                            const char* blurb) {
-  g_object_class_install_property(
-      G_OBJECT_CLASS(klass), kPropMaxFramesInFlight,
-      g_param_spec_int("max-frames-in-flight", "Max frames in flight", blurb, 0, 2, 0, kReadyOnly));
+void keypoint_base_set_work(GstKeypointBaseTransform* self, KeypointElementWork* work) {
+  delete PRIV(self)->work;
+  PRIV(self)->work = work;
+}
+
+KeypointElementWork* keypoint_base_work(GstKeypointBaseTransform* self) {
+  return PRIV(self)->work;
 }
 
 BaseSettings keypoint_base_settings(GstKeypointBaseTransform* self) {
@@ -342,6 +366,47 @@ void keypoint_base_post_frame_message(GstKeypointBaseTransform* self, GstStructu
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
+void set_double_array_field(GstStructure* s, const char* name, const double* values, size_t count) {
+  GValue array = G_VALUE_INIT;
+  gst_value_array_init(&array, static_cast<guint>(count));
+  for (size_t i = 0; i < count; ++i) {
+    GValue value = G_VALUE_INIT;
+    g_value_init(&value, G_TYPE_DOUBLE);
+    g_value_set_double(&value, values[i]);
+    gst_value_array_append_and_take_value(&array, &value);
+  }
+  gst_structure_take_value(s, name, &array);
+}
+
+const GstKeypointsMeta* keypoint_base_features_meta(GstKeypointBaseTransform* self,
+                                                    GstBuffer* buffer) {
+  Runtime& rt = *PRIV(self)->runtime;
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  GstKeypointBaseTransformClass* klass = KLASS(self);
+  if (!meta) {
+    if (!rt.missing_meta_warned) {
+      rt.missing_meta_warned = true;
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT,
+                          ("No keypoints to %s: buffers pass %s", klass->verb, klass->untouched),
+                          ("buffers without GstKeypointsMeta; put %s after gpusiftfilter (warned "
+                           "once per stream)",
+                           klass->frame_message_name));
+    }
+    return nullptr;
+  }
+  if (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) {
+    if (!rt.missing_descriptors_warned) {
+      rt.missing_descriptors_warned = true;
+      GST_ELEMENT_WARNING(self, STREAM, FORMAT,
+                          ("Keypoints without descriptors: buffers pass %s", klass->untouched),
+                          ("set gpusiftfilter descriptor=float, uint8 or rootsift (warned once "
+                           "per stream)"));
+    }
+    return nullptr;
+  }
+  return meta;
+}
+
 int keypoint_base_frames_in_flight(GstKeypointBaseTransform* self) {
   return PRIV(self)->runtime->frames_in_flight;
 }
@@ -395,9 +460,9 @@ void release(GstKeypointBaseTransform* self) {
   GstKeypointBaseTransformPrivate* priv = PRIV(self);
   Runtime& rt = *priv->runtime;
   drop_held(self);
-  if (KLASS(self)->close) {
+  {
     CudaContextScope scope(priv->context);  // device buffers go in the context they belong to
-    KLASS(self)->close(self);
+    WORK(self).close();
   }
   rt.frames_in_flight_settled = false;
   rt.frames_in_flight = 1;
@@ -416,13 +481,14 @@ static gboolean gst_keypoint_base_transform_start(GstBaseTransform* trans) {
   rt.device_id = settings.cuda_device_id;
   rt.frames_setting = settings.max_frames_in_flight;
   rt.input_discont = false;
+  rt.missing_meta_warned = rt.missing_descriptors_warned = false;
   if (!resolve_backend(self, &rt, settings.backend))
     return FALSE;
   GST_INFO_OBJECT(self, "on backend %s", gpusift::backend_name(rt.backend));
-  bool opened = true;
-  if (KLASS(self)->open) {
+  bool opened = false;
+  {
     CudaContextScope scope(priv->context);
-    opened = KLASS(self)->open(self);
+    opened = WORK(self).open();
   }
   if (!opened) {
     release(self);  // a failed start gets no stop()
@@ -439,6 +505,10 @@ static gboolean gst_keypoint_base_transform_stop(GstBaseTransform* trans) {
 
 static gboolean gst_keypoint_base_transform_sink_event(GstBaseTransform* trans, GstEvent* event) {
   GstKeypointBaseTransform* self = GST_KEYPOINT_BASE_TRANSFORM(trans);
+  // A new stream: warn again about what it lacks.
+  if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START)
+    PRIV(self)->runtime->missing_meta_warned = PRIV(self)->runtime->missing_descriptors_warned =
+        false;
   // Begun frames leave before any event that follows them in the stream (EOS, caps, segment,
   // gap); a flush drops them.
   if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
@@ -545,8 +615,8 @@ static void gst_keypoint_base_transform_set_property(GObject* object, guint id, 
       s.max_frames_in_flight = g_value_get_int(value);
       break;
     default:
-      if (id < kKeypointBasePropertyIds && KLASS(self)->set_element_property)
-        KLASS(self)->set_element_property(self, id, value, pspec);
+      if (id < kKeypointBasePropertyIds)
+        WORK(self).set_property(id, value);
       else
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
@@ -573,8 +643,8 @@ static void gst_keypoint_base_transform_get_property(GObject* object, guint id, 
       g_value_set_int(value, s.max_frames_in_flight);
       break;
     default:
-      if (id < kKeypointBasePropertyIds && KLASS(self)->get_element_property)
-        KLASS(self)->get_element_property(self, id, value, pspec);
+      if (id < kKeypointBasePropertyIds)
+        WORK(self).get_property(id, value);
       else
         G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
       break;
@@ -584,6 +654,7 @@ static void gst_keypoint_base_transform_get_property(GObject* object, guint id, 
 
 static void gst_keypoint_base_transform_finalize(GObject* object) {
   GstKeypointBaseTransformPrivate* priv = PRIV(object);
+  delete priv->work;
   delete priv->runtime;
   delete priv->settings;
   G_OBJECT_CLASS(gst_keypoint_base_transform_parent_class)->finalize(object);
@@ -594,8 +665,6 @@ static void gst_keypoint_base_transform_class_init(GstKeypointBaseTransformClass
   GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
 
-  gobject_class->set_property = gst_keypoint_base_transform_set_property;
-  gobject_class->get_property = gst_keypoint_base_transform_get_property;
   gobject_class->finalize = gst_keypoint_base_transform_finalize;
   element_class->set_context = GST_DEBUG_FUNCPTR(gst_keypoint_base_transform_set_context);
 
@@ -610,10 +679,6 @@ static void gst_keypoint_base_transform_class_init(GstKeypointBaseTransformClass
   trans_class->generate_output = GST_DEBUG_FUNCPTR(gst_keypoint_base_transform_generate_output);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_keypoint_base_transform_query);
 
-  klass->frame_message_name = "keypointbasetransform";
-  klass->work_description = "processing keypoints";
-  klass->backend_blurb = "Where the work runs; auto takes the GPU when one is usable";
-
   GST_DEBUG_CATEGORY_INIT(gst_keypoint_base_transform_debug, "keypointbasetransform", 0,
                           "keypoint elements' base class");
   gst_type_mark_as_plugin_api(GST_TYPE_KEYPOINT_BASE_TRANSFORM, static_cast<GstPluginAPIFlags>(0));
@@ -624,5 +689,6 @@ static void gst_keypoint_base_transform_init(GstKeypointBaseTransform* self) {
   priv->settings = new BaseSettings();
   priv->runtime = new Runtime();
   priv->context = nullptr;
+  priv->work = nullptr;
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

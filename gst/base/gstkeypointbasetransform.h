@@ -19,6 +19,9 @@
 
 #include <gst/base/gstbasetransform.h>
 #include <gst/gst.h>
+#include <gst/keypoints/gstkeypointsmeta.h>
+
+#include <cstddef>
 
 #include "base/cuda_context_scope.h"
 #include "gpusift/error.h"
@@ -40,99 +43,138 @@ typedef enum {
 struct _GstKeypointBaseTransformClass {
   GstBaseTransformClass parent_class;
 
-  /* Set in class_init. */
-  // The element's per-frame message ("gpusiftfilter", ...): its name, and post-messages' blurb.
-  const char* frame_message_name;
-  // The work the backend does, for the `backend` property's blurb ("Where ... run").
-  const char* backend_blurb;
-  // "extracting features": completes error texts such as "Out of memory extracting features".
-  const char* work_description;
-  // backend=auto without a GPU: TRUE posts a warning (the first element of a pipeline), FALSE only
-  // logs it (the elements behind gpusiftfilter, which already warned).
-  gboolean warn_cpu_fallback;
-  // With two frames in flight, TRUE: the next frame begins before the held one finishes (both on
-  // the GPU); FALSE: the held frame finishes first (one worker, which tracks while upstream runs).
-  gboolean begin_before_finish;
-
-  /* Hooks, on the streaming thread (open/close on the state-change thread), each called with the
-   * element's CUDA context current when it has one. */
-  // At start, once the backend is resolved: builds the subclass's extractor or matcher. FALSE
-  // after posting an error; close() then runs.
-  gboolean (*open)(GstKeypointBaseTransform* self);
-  // At stop, or after a failed start: frees what open() made (in the context it belongs to).
-  void (*close)(GstKeypointBaseTransform* self);
-  // Frames in flight for a max-frames-in-flight `setting` (0: auto) and upstream's liveness, as
-  // far as the subclass's work takes them. NULL: always one.
-  int (*frames_in_flight)(GstKeypointBaseTransform* self, int setting, gboolean upstream_live);
-  // Before a frame (buffer not yet writable): a chance to rebuild after settings changed. The
-  // frames in flight may be pushed out first (gst_keypoint_base_transform_push_held). NULL: OK.
-  GstFlowReturn (*prepare_frame)(GstKeypointBaseTransform* self);
-  // The first half of a frame on a writable buffer.
-  GstKeypointFrameStart (*begin_frame)(GstKeypointBaseTransform* self, GstBuffer* buffer);
-  // The second half: the results onto the buffer. Frames finish in the order they began.
-  GstFlowReturn (*finish_frame)(GstKeypointBaseTransform* self, GstBuffer* buffer);
-  // A flush or stop while frames are begun: once it returns nothing reads them any more (the
-  // base then drops them).
-  void (*cancel_frames)(GstKeypointBaseTransform* self);
-
-  /* The subclass's own properties (the base dispatches every property: its own, then these),
-   * called with the object lock held. */
-  void (*set_element_property)(GstKeypointBaseTransform* self, guint id, const GValue* value,
-                               GParamSpec* pspec);
-  void (*get_element_property)(GstKeypointBaseTransform* self, guint id, GValue* value,
-                               GParamSpec* pspec);
+  /* Set by keypoint_base_class_init (below). */
+  const char* frame_message_name;  // the per-frame message's name: the element's
+  const char* work_description;    // completes error texts: "Out of memory extracting features"
+  gboolean warn_cpu_fallback;      // backend=auto without a GPU: warn (TRUE) or only log
+  gboolean begin_before_finish;    // frames in flight: how they overlap (KeypointElementWork)
+  const char* verb;       // keypoint_base_features_meta's warnings: "No keypoints to track:
+  const char* untouched;  // buffers pass untracked"
 };
 
 G_END_DECLS
 
 namespace gpusift::gst {
 
-// The properties the base owns, as a subclass reads them.
+// The work of one element, behind GstKeypointBaseTransform: its own properties and what it does
+// with a frame. The subclass's instance init hands one to the base (keypoint_base_set_work),
+// which owns it and calls it on the streaming thread (open and close on the state-change thread),
+// with the element's CUDA context current.
+class KeypointElementWork {
+ public:
+  explicit KeypointElementWork(GstKeypointBaseTransform* element) : element_(element) {}
+  virtual ~KeypointElementWork() = default;
+  KeypointElementWork(const KeypointElementWork&) = delete;
+  KeypointElementWork& operator=(const KeypointElementWork&) = delete;
+
+  // The element's own properties (ids below kKeypointBasePropertyIds), with the object lock held.
+  virtual void set_property(guint id, const GValue* value) = 0;
+  virtual void get_property(guint id, GValue* value) const = 0;
+
+  // At start, once the backend is resolved: builds the extractor or matcher. False after posting
+  // an error; close() then runs.
+  virtual bool open() = 0;
+  // At stop, or after a failed start: frees what open() made.
+  virtual void close() = 0;
+
+  // Frames in flight for a max-frames-in-flight `setting` (0: auto) and upstream's liveness, as
+  // far as the work takes them. Two frames overlap the element's work (on the GPU or a worker
+  // thread) with upstream's: with the class's begin_before_finish the next frame begins before
+  // the held one finishes (both on the GPU), without it the held one finishes first.
+  virtual int frames_in_flight(int setting, bool upstream_live) {
+    (void)setting;
+    (void)upstream_live;
+    return 1;
+  }
+  // Before each frame: a rebuild after settings changed, once the frames in flight have been
+  // pushed out (keypoint_base_push_held).
+  virtual GstFlowReturn prepare() { return GST_FLOW_OK; }
+  // The first half of a frame, on a writable buffer.
+  virtual GstKeypointFrameStart begin(GstBuffer* buffer) = 0;
+  // The second half: the results onto the buffer. Frames finish in the order they began.
+  virtual GstFlowReturn finish(GstBuffer* buffer) {
+    (void)buffer;
+    return GST_FLOW_OK;
+  }
+  // A flush or stop while frames are begun: once it returns nothing reads them any more.
+  virtual void cancel() {}
+
+ protected:
+  GstKeypointBaseTransform* const element_;
+};
+
+// What keypoint_base_class_init sets up for a subclass.
+struct KeypointElementClassInfo {
+  const char* name;  // the element's name, which its per-frame messages take
+  const char* longname;
+  const char* description;    // what the element adds to each buffer
+  const char* backend_blurb;  // "Where ... run; auto ..."
+  const char* work;           // "extracting features", "matching keypoints"
+  // For elements that read descriptors from GstKeypointsMeta (keypoint_base_features_meta):
+  // what they do ("track") and what becomes of a buffer without them ("untracked").
+  const char* verb;
+  const char* untouched;
+  bool warn_cpu_fallback;  // the first element of a pipeline warns when auto finds no GPU
+  // Non-null: the element holds frames back; max-frames-in-flight is installed with this blurb.
+  const char* frames_in_flight_blurb;
+  bool begin_before_finish;
+  GstStaticPadTemplate* sink_template;
+  GstStaticPadTemplate* src_template;
+};
+
+// In the subclass's class_init, first: the element's metadata and pads, and the base's
+// properties (backend, cuda-device-id, post-messages, max-frames-in-flight) on the subclass,
+// whose own properties the base then routes to its KeypointElementWork.
+inline constexpr guint kKeypointBasePropertyIds = 0x1000;
+void keypoint_base_class_init(GstKeypointBaseTransformClass* klass,
+                              const KeypointElementClassInfo& info);
+// In the subclass's instance init: the base takes `work`.
+void keypoint_base_set_work(GstKeypointBaseTransform* self, KeypointElementWork* work);
+KeypointElementWork* keypoint_base_work(GstKeypointBaseTransform* self);
+
+// "GstGpusiftBackend": auto, cuda, cpu.
+GType backend_enum_type();
+
+// The properties the base owns, as they are now (the object lock is taken).
 struct BaseSettings {
-  Backend backend = Backend::kAuto;  // after start: the backend in use (never kAuto)
+  Backend backend = Backend::kAuto;
   int cuda_device_id = -1;
   bool post_messages = false;
   int max_frames_in_flight = 0;  // 0: auto
 };
-
-// Installs backend, cuda-device-id and post-messages on the subclass, with the base handling
-// them. Call it first in the subclass's class_init (after setting backend_blurb and
-// frame_message_name): it also routes the subclass's own properties, whose ids must stay below
-// kKeypointBasePropertyIds, to set_element_property / get_element_property.
-inline constexpr guint kKeypointBasePropertyIds = 0x1000;
-void keypoint_base_install_properties(GstKeypointBaseTransformClass* klass);
-// The same for max-frames-in-flight, on a subclass that holds frames back, with its own blurb.
-void keypoint_base_install_frames_in_flight(GstKeypointBaseTransformClass* klass,
-                                            const char* blurb);
-// "GstGpusiftBackend": auto, cuda, cpu.
-GType backend_enum_type();
-
-// The settings as the properties hold them now (the object lock is taken).
 BaseSettings keypoint_base_settings(GstKeypointBaseTransform* self);
-// From start to stop: the backend in use and its device, as resolved at start.
+// From start to stop: the backend in use (never kAuto) and its device, as resolved at start.
 Backend keypoint_base_backend(GstKeypointBaseTransform* self);
 int keypoint_base_device_id(GstKeypointBaseTransform* self);
 // The element's CUDA context (null on the CPU backend, or without gstreamer-cuda).
 CudaContextPointer keypoint_base_context(GstKeypointBaseTransform* self);
 
-// The library's error as the element's GStreamer error, completed by the class's
-// work_description.
+// Pads for elements that read only metas, never pixels: any video, in any memory.
+extern GstStaticPadTemplate kMetaOnlySinkTemplate;
+extern GstStaticPadTemplate kMetaOnlySrcTemplate;
+
+// The buffer's GstKeypointsMeta when it carries descriptors; else null, and a warning once per
+// stream (the buffer then passes as it came).
+const GstKeypointsMeta* keypoint_base_features_meta(GstKeypointBaseTransform* self,
+                                                    GstBuffer* buffer);
+
+// The library's error as the element's GStreamer error.
 void keypoint_base_post_error(GstKeypointBaseTransform* self, const Error& error);
 
-// A per-frame message named after the element ("gpusiftfilter", ...) with the buffer's
-// "timestamp" and "running-time", or null when post-messages is off. Add fields, then post it.
+// A per-frame message named after the element with the buffer's "timestamp" and
+// "running-time", or null when post-messages is off. Add fields, then post it.
 GstStructure* keypoint_base_new_frame_message(GstKeypointBaseTransform* self, GstBuffer* buffer);
 void keypoint_base_post_frame_message(GstKeypointBaseTransform* self, GstStructure* s);
+// A message field holding `count` doubles (a matrix row by row, corners x0 y0 x1 y1 ...).
+void set_double_array_field(GstStructure* s, const char* name, const double* values, size_t count);
 
-// Frames in flight now (1 before the stream has settled them).
-int keypoint_base_frames_in_flight(GstKeypointBaseTransform* self);
-// Asks frames_in_flight() again (the subclass's capacity changed, e.g. a new extractor), and
-// tells the pipeline when the latency changes with it.
+// Asks frames_in_flight() again (the work's capacity changed, e.g. a new extractor), and tells
+// the pipeline when the latency changes with it.
 void keypoint_base_update_frames_in_flight(GstKeypointBaseTransform* self);
 // Every begun frame finishes and leaves now, oldest first; on a failure the rest are dropped.
 GstFlowReturn keypoint_base_push_held(GstKeypointBaseTransform* self);
-// Begun frames, oldest first: the count, and the oldest taken out (the caller owns it). For a
-// subclass that redoes them itself after an error.
+// Begun frames, oldest first: the count, and the oldest taken out (the caller owns it), for work
+// that redoes them itself after an error.
 size_t keypoint_base_held_count(GstKeypointBaseTransform* self);
 GstBuffer* keypoint_base_take_oldest_held(GstKeypointBaseTransform* self);
 

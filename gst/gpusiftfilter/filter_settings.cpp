@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "base/static_enum.h"
+
 namespace gpusift::gst {
 
 namespace {
@@ -16,9 +18,7 @@ GType method_enum_type() {
       {static_cast<gint>(Method::kSurf), "SURF (Bay et al. 2008, OpenCV conventions)", "surf"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstGpusiftMethod", values));
-  return type;
+  return static_enum_type(&type, "GstGpusiftMethod", values);
 }
 
 GType descriptor_enum_type() {
@@ -30,9 +30,7 @@ GType descriptor_enum_type() {
       {static_cast<gint>(DescriptorFormat::kRootSift), "float32 RootSIFT (SIFT only)", "rootsift"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstGpusiftDescriptor", values));
-  return type;
+  return static_enum_type(&type, "GstGpusiftDescriptor", values);
 }
 
 GType host_frame_access_enum_type() {
@@ -46,9 +44,7 @@ GType host_frame_access_enum_type() {
        "mapped"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstGpusiftHostFrameAccess", values));
-  return type;
+  return static_enum_type(&type, "GstGpusiftHostFrameAccess", values);
 }
 
 constexpr GParamFlags kAnyState = static_cast<GParamFlags>(

@@ -17,6 +17,7 @@
 
 #include "base/element_cuda_objects.h"
 #include "base/feature_settings_query.h"
+#include "base/keypoint_layout.h"
 #include "extractor_frame.h"
 #include "filter_settings.h"
 #include "gpusift/error.h"
@@ -38,17 +39,69 @@
 #include "nvmm_frame.h"
 #endif
 
+/**
+ * SECTION:element-gpusiftfilter
+ * @title: gpusiftfilter
+ *
+ * gpusiftfilter detects SIFT keypoints (or SURF ones, with method=surf) in every video frame and
+ * computes their descriptors, on an NVIDIA GPU through CUDA or on the CPU. The pixels pass
+ * unchanged: the element works in place and only makes the buffer's metadata writable. To each
+ * buffer it adds:
+ *
+ * * a #GstKeypointsMeta with the frame's keypoints (x, y, size, angle, response, octave) in the
+ *   frame's coordinates and, unless descriptor=none, one descriptor row per keypoint (float32,
+ *   uint8 or RootSIFT, as #GstGpusiftFilter:descriptor says);
+ * * when a keypointtracker on the CUDA backend downstream asks for it (with an upstream event),
+ *   a copy of those descriptors in device memory of the shared CUDA context (a
+ *   GstKeypointsDeviceMeta, private to the plugin), so that they reach the tracker without a trip
+ *   through the host. Nobody asking, no copy is made.
+ *
+ * With #GstGpusiftFilter:post-messages set, it also posts a "gpusiftfilter" element message for
+ * every frame, with timestamp, running-time, n-keypoints and processing-time-us. When a frame has
+ * more keypoints than #GstGpusiftFilter:max-keypoints, the strongest are kept and one warning per
+ * stream is posted.
+ *
+ * Upstream provides raw video: GRAY8, NV12, NV21, I420, YV12, Y42B, Y444, RGBA, BGRA, RGBx, BGRx,
+ * RGB or BGR in system memory, or NV12 or I420 in CUDA memory (memory:CUDAMemory, from nvh264dec
+ * or cudaupload for instance), which the CUDA backend reads where it is. Built with
+ * -Dnvmm=enabled on a Jetson, it also takes NV12, RGBA and GRAY8 in memory:NVMM. YUV frames are
+ * read through their luma plane; RGB frames are converted to grey. keypointtracker,
+ * keypointmatcher, keypointoverlay and keypointfilesink come after it and read the meta;
+ * applications read it with gst_buffer_get_keypoints_meta().
+ *
+ * #GstGpusiftFilter:backend says where the features are computed: cuda (an error without a
+ * usable GPU), cpu, or auto, which takes the GPU when one is usable and otherwise falls back to
+ * the CPU with a warning. On the GPU the element shares its GstCudaContext with its neighbours
+ * (nvh264dec, cudaupload, keypointtracker, keypointmatcher). With SIFT on the CUDA backend after
+ * a source that is not live, it keeps two frames in flight by default, so that the GPU works on a
+ * frame while upstream makes the next one and each frame leaves one frame later
+ * (#GstGpusiftFilter:max-frames-in-flight).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=30 pattern=ball ! \
+ *     video/x-raw,format=NV12,width=640,height=480 ! gpusiftfilter post-messages=true ! fakesink
+ * ]|
+ * Extracts SIFT features from 30 frames of a moving test pattern and prints each frame's
+ * "gpusiftfilter" message (number of keypoints, processing time).
+ *
+ * |[
+ * gst-launch-1.0 -e filesrc location=in.mp4 ! qtdemux ! h264parse ! nvh264dec ! \
+ *     "video/x-raw(memory:CUDAMemory)" ! gpusiftfilter backend=cuda ! cudadownload ! \
+ *     keypointoverlay ! videoconvert ! x264enc ! mp4mux ! filesink location=keypoints.mp4
+ * ]|
+ * Decodes H.264 with NVDEC into CUDA memory, where gpusiftfilter reads the frames without a host
+ * copy; they are downloaded only for keypointoverlay to draw the keypoints into keypoints.mp4.
+ *
+ * Since: 0.1
+ */
+
 GST_DEBUG_CATEGORY_STATIC(gst_gpusift_filter_debug);
 #define GST_CAT_DEFAULT gst_gpusift_filter_debug
 
 using gpusift::Backend;
-using gpusift::gst::CudaContextScope;
 using gpusift::gst::FilterSettings;
 using gpusift::gst::keypoint_base_post_error;
-
-static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are copied 1:1");
-static_assert(offsetof(GstKeypoint, octave) == offsetof(gpusift::Keypoint, octave), "");
-static_assert(offsetof(GstKeypoint, class_id) == offsetof(gpusift::Keypoint, class_id), "");
 
 #define SYSTEM_MEMORY_FORMATS \
   "{ GRAY8, NV12, NV21, I420, YV12, Y42B, Y444, RGBA, BGRA, RGBx, BGRx, RGB, BGR }"
@@ -97,16 +150,38 @@ struct Runtime {
   gpusift::gst::MappedFrames submitted;
 };
 
+// gpusiftfilter's own work behind the base class: its settings and what it does with a frame.
+class FilterWork final : public gpusift::gst::KeypointElementWork {
+ public:
+  using KeypointElementWork::KeypointElementWork;
+  void set_property(guint id, const GValue* value) override {
+    if (gpusift::gst::set_filter_property(&settings, id, value))
+      settings_changed = TRUE;
+  }
+  void get_property(guint id, GValue* value) const override {
+    gpusift::gst::get_filter_property(settings, id, value);
+  }
+  bool open() override;
+  void close() override;
+  int frames_in_flight(int setting, bool upstream_live) override;
+  GstFlowReturn prepare() override;
+  GstKeypointFrameStart begin(GstBuffer* buffer) override;
+  GstFlowReturn finish(GstBuffer* buffer) override;
+  void cancel() override;
+
+  FilterSettings settings;            // object lock
+  gboolean settings_changed = FALSE;  // object lock
+  // A keypointtracker downstream asked for the descriptors in device memory too (object lock).
+  gboolean device_descriptors_requested = FALSE;
+  Runtime runtime;
+};
+
 }  // namespace
 
 struct _GstGpusiftFilter {
   GstKeypointBaseTransform parent;
 
-  FilterSettings* settings;   // object lock
-  gboolean settings_changed;  // object lock
-  // A keypointtracker downstream asked for the descriptors in device memory too (object lock).
-  gboolean device_descriptors_requested;
-  Runtime* runtime;
+  FilterWork* work;  // the base class's, for the functions below
 };
 
 G_DEFINE_TYPE(GstGpusiftFilter, gst_gpusift_filter, GST_TYPE_KEYPOINT_BASE_TRANSFORM);
@@ -128,8 +203,8 @@ bool on_gpu(GstGpusiftFilter* self) {
 
 FilterSettings current_settings(GstGpusiftFilter* self) {
   GST_OBJECT_LOCK(self);
-  const FilterSettings copy = *self->settings;
-  self->settings_changed = FALSE;
+  const FilterSettings copy = self->work->settings;
+  self->work->settings_changed = FALSE;
   GST_OBJECT_UNLOCK(self);
   return copy;
 }
@@ -137,7 +212,7 @@ FilterSettings current_settings(GstGpusiftFilter* self) {
 // (Re)creates the extractor for runtime->settings, on the context the caller made current. False
 // after posting an error.
 bool build_extractor(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   try {
     rt.extractor.reset();
     rt.extractor = on_gpu(self) ? gpusift::gst::create_element_cuda_extractor(
@@ -157,7 +232,7 @@ bool build_extractor(GstGpusiftFilter* self) {
 // Device pointers are only usable when the buffer's CUDA memory lives in our context.
 bool can_read_on_device(GstGpusiftFilter* self, GstBuffer* buffer) {
 #ifdef GPUSIFT_HAVE_GST_CUDA
-  if (!self->runtime->cuda_memory_caps || !on_gpu(self))
+  if (!self->work->runtime.cuda_memory_caps || !on_gpu(self))
     return false;
   GstMemory* memory = gst_buffer_peek_memory(buffer, 0);
   return gst_is_cuda_memory(memory) && GST_CUDA_MEMORY_CAST(memory)->context == context_of(self);
@@ -179,7 +254,7 @@ GBytes* hand_over(std::vector<T>* rows, gpusift::gst::RecycledVectors<T>* recycl
 }
 
 void attach_meta(GstGpusiftFilter* self, GstBuffer* buffer) {
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   gpusift::Features& f = rt.features;
   GBytes* keypoints =
       g_bytes_new(f.keypoints.data(), f.keypoints.size() * sizeof(gpusift::Keypoint));
@@ -208,7 +283,7 @@ void post_frame_message(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapse
   if (!s)
     return;
   gst_structure_set(s, "n-keypoints", G_TYPE_UINT,
-                    static_cast<guint>(self->runtime->features.keypoints.size()),
+                    static_cast<guint>(self->work->runtime.features.keypoints.size()),
                     "processing-time-us", G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
   gpusift::gst::keypoint_base_post_frame_message(base_of(self), s);
 }
@@ -216,9 +291,9 @@ void post_frame_message(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapse
 // Only when asked: the device-to-device copy costs a little GPU time and memory per frame.
 void attach_device_descriptors(GstGpusiftFilter* self, GstBuffer* buffer) {
 #ifdef GPUSIFT_HAVE_GST_CUDA
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   GST_OBJECT_LOCK(self);
-  const bool requested = self->device_descriptors_requested;
+  const bool requested = self->work->device_descriptors_requested;
   GST_OBJECT_UNLOCK(self);
   gpusift::DeviceFeatures device;
   if (!requested || !context_of(self) || !rt.extractor->device_features(&device))
@@ -232,7 +307,7 @@ void attach_device_descriptors(GstGpusiftFilter* self, GstBuffer* buffer) {
 }
 
 void warn_overflow_once(GstGpusiftFilter* self) {
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   if (!rt.features.overflowed || rt.overflow_warned)
     return;
   rt.overflow_warned = true;
@@ -244,7 +319,7 @@ void warn_overflow_once(GstGpusiftFilter* self) {
 
 // The features just collected (rt.features) onto the frame's buffer.
 void attach_results(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us) {
-  const Runtime& rt = *self->runtime;
+  const Runtime& rt = self->work->runtime;
   attach_meta(self, buffer);
   attach_device_descriptors(self, buffer);
   warn_overflow_once(self);
@@ -257,7 +332,7 @@ void attach_results(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us
 // still mapped, so each runs again alone and leaves before the error is posted.
 void rerun_frames_in_flight(GstGpusiftFilter* self) {
   GstKeypointBaseTransform* base = base_of(self);
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   while (!rt.submitted.empty() && gpusift::gst::keypoint_base_held_count(base) > 0) {
     const gint64 start_us = g_get_monotonic_time();
     try {
@@ -277,20 +352,11 @@ void rerun_frames_in_flight(GstGpusiftFilter* self) {
     gst_buffer_unref(gpusift::gst::keypoint_base_take_oldest_held(base));
 }
 
-// The input's pixels as the extractor reads them: a mapped GstVideoFrame, or with memory:NVMM
-// caps an NvmmFrame.
-struct InputMapping {
-  GstVideoFrame video;
-#ifdef GPUSIFT_HAVE_NVMM
-  std::unique_ptr<gpusift::gst::NvmmFrame> nvmm;  // instead of `video` when set
-#endif
-};
-
 #ifdef GPUSIFT_HAVE_NVMM
 // Read on the element's CUDA context or device: the CPU backend cannot (NvmmFrame::map says so).
-GstFlowReturn map_nvmm_frame(GstGpusiftFilter* self, GstBuffer* buffer, InputMapping* mapping,
-                             gpusift::FrameView* view) {
-  const Runtime& rt = *self->runtime;
+GstFlowReturn map_nvmm_frame(GstGpusiftFilter* self, GstBuffer* buffer,
+                             gpusift::gst::FrameMapping* mapping, gpusift::FrameView* view) {
+  const Runtime& rt = self->work->runtime;
   const gpusift::gst::NvmmCudaTarget target{
 #ifdef GPUSIFT_HAVE_GST_CUDA
       context_of(self),
@@ -312,44 +378,23 @@ GstFlowReturn map_nvmm_frame(GstGpusiftFilter* self, GstBuffer* buffer, InputMap
 
 // GST_FLOW_OK with `mapping` to unmap once the extractor no longer reads `view`; otherwise an
 // error was posted and nothing is mapped.
-GstFlowReturn map_input(GstGpusiftFilter* self, GstBuffer* buffer, InputMapping* mapping,
-                        gpusift::FrameView* view) {
+GstFlowReturn map_input(GstGpusiftFilter* self, GstBuffer* buffer,
+                        gpusift::gst::FrameMapping* mapping, gpusift::FrameView* view) {
 #ifdef GPUSIFT_HAVE_NVMM
-  if (self->runtime->nvmm_caps)
+  if (self->work->runtime.nvmm_caps)
     return map_nvmm_frame(self, buffer, mapping, view);
 #endif
-  return gpusift::gst::map_extractor_frame(GST_ELEMENT(self), buffer, self->runtime->info,
+  return gpusift::gst::map_extractor_frame(GST_ELEMENT(self), buffer, self->work->runtime.info,
                                            can_read_on_device(self, buffer), &mapping->video, view);
-}
-
-void unmap_input(InputMapping* mapping) {
-#ifdef GPUSIFT_HAVE_NVMM
-  if (mapping->nvmm) {
-    mapping->nvmm.reset();
-    return;
-  }
-#endif
-  gst_video_frame_unmap(&mapping->video);
-}
-
-// The mapping goes into the frames in flight.
-void hold_input(gpusift::gst::MappedFrames* submitted, InputMapping* mapping,
-                const gpusift::FrameView& view, gint64 submit_us) {
-#ifdef GPUSIFT_HAVE_NVMM
-  if (mapping->nvmm) {
-    submitted->hold(std::move(mapping->nvmm), view, submit_us);
-    return;
-  }
-#endif
-  submitted->hold(mapping->video, view, submit_us);
 }
 
 }  // namespace
 
 // The extractor for the settings at start, on the backend the base class resolved.
-static gboolean gst_gpusift_filter_open(GstKeypointBaseTransform* base) {
+bool FilterWork::open() {
+  GstKeypointBaseTransform* base = element_;
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   rt.settings = current_settings(self);
   rt.overflow_warned = false;
   GST_INFO_OBJECT(self, "%s on backend %s", gpusift::method_name(rt.settings.features.method),
@@ -357,23 +402,22 @@ static gboolean gst_gpusift_filter_open(GstKeypointBaseTransform* base) {
   return build_extractor(self);
 }
 
-static void gst_gpusift_filter_close(GstKeypointBaseTransform* base) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  Runtime& rt = *self->runtime;
+void FilterWork::close() {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(element_);
+  Runtime& rt = self->work->runtime;
   rt.extractor.reset();
   rt.features = gpusift::Features{};
 #ifdef GPUSIFT_HAVE_GST_CUDA
   rt.device_copies.release();
 #endif
   GST_OBJECT_LOCK(self);
-  self->device_descriptors_requested = FALSE;  // asked for again by the next stream's tracker
+  self->work->device_descriptors_requested = FALSE;  // asked for again by the next stream's tracker
   GST_OBJECT_UNLOCK(self);
 }
 
 // As many as the extractor takes of what max-frames-in-flight asks for (filter_settings.h).
-static int gst_gpusift_filter_frames_in_flight(GstKeypointBaseTransform* base, int setting,
-                                               gboolean upstream_live) {
-  const Runtime& rt = *GST_GPUSIFT_FILTER(base)->runtime;
+int FilterWork::frames_in_flight(int setting, bool upstream_live) {
+  const Runtime& rt = runtime;
   if (!rt.extractor)
     return 1;
   return gpusift::gst::filter_frames_in_flight(setting, rt.extractor->max_in_flight(),
@@ -382,11 +426,12 @@ static int gst_gpusift_filter_frames_in_flight(GstKeypointBaseTransform* base, i
 
 // A new extractor when the settings changed, after the frames in flight on the old one have left.
 // No extractor: the last settings were refused (an error was posted); they are tried again.
-static GstFlowReturn gst_gpusift_filter_prepare_frame(GstKeypointBaseTransform* base) {
+GstFlowReturn FilterWork::prepare() {
+  GstKeypointBaseTransform* base = element_;
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   GST_OBJECT_LOCK(self);
-  const bool changed = self->settings_changed;
+  const bool changed = self->work->settings_changed;
   GST_OBJECT_UNLOCK(self);
   if (!changed && rt.extractor)
     return GST_FLOW_OK;
@@ -403,11 +448,11 @@ static GstFlowReturn gst_gpusift_filter_prepare_frame(GstKeypointBaseTransform* 
 }
 
 // The frame mapped and submitted to the extractor.
-static GstKeypointFrameStart gst_gpusift_filter_begin_frame(GstKeypointBaseTransform* base,
-                                                            GstBuffer* buffer) {
+GstKeypointFrameStart FilterWork::begin(GstBuffer* buffer) {
+  GstKeypointBaseTransform* base = element_;
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  Runtime& rt = *self->runtime;
-  InputMapping mapping;
+  Runtime& rt = self->work->runtime;
+  gpusift::gst::FrameMapping mapping;
   gpusift::FrameView view;
   if (map_input(self, buffer, &mapping, &view) != GST_FLOW_OK) {
     gpusift::gst::keypoint_base_push_held(base);  // the frames before a bad one still leave
@@ -417,21 +462,21 @@ static GstKeypointFrameStart gst_gpusift_filter_begin_frame(GstKeypointBaseTrans
   try {
     rt.extractor->submit(view);
   } catch (const gpusift::Error& error) {
-    unmap_input(&mapping);
+    mapping.unmap();
     rerun_frames_in_flight(self);
     keypoint_base_post_error(base, error);
     return GST_KEYPOINT_FRAME_ERROR;
   }
-  hold_input(&rt.submitted, &mapping, view, g_get_monotonic_time() - start_us);
+  rt.submitted.hold(std::move(mapping), view, g_get_monotonic_time() - start_us);
   return GST_KEYPOINT_FRAME_BEGUN;
 }
 
 // The oldest frame in flight collected, its pixels unmapped and its features attached. After an
 // error no frame is left in flight (the extractor drops them all).
-static GstFlowReturn gst_gpusift_filter_finish_frame(GstKeypointBaseTransform* base,
-                                                     GstBuffer* buffer) {
+GstFlowReturn FilterWork::finish(GstBuffer* buffer) {
+  GstKeypointBaseTransform* base = element_;
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   const gint64 start_us = g_get_monotonic_time();
   try {
     rt.extractor->collect(&rt.features);
@@ -447,9 +492,9 @@ static GstFlowReturn gst_gpusift_filter_finish_frame(GstKeypointBaseTransform* b
 }
 
 // A flush or stop: once the device no longer reads the frames in flight, their pixels go.
-static void gst_gpusift_filter_cancel_frames(GstKeypointBaseTransform* base) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  Runtime& rt = *self->runtime;
+void FilterWork::cancel() {
+  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(element_);
+  Runtime& rt = self->work->runtime;
   try {
     if (rt.extractor)
       rt.extractor->cancel();
@@ -463,7 +508,7 @@ static gboolean gst_gpusift_filter_set_caps(GstBaseTransform* trans, GstCaps* in
                                             GstCaps* outcaps) {
   (void)outcaps;
   GstGpusiftFilter* self = GST_GPUSIFT_FILTER(trans);
-  Runtime& rt = *self->runtime;
+  Runtime& rt = self->work->runtime;
   if (!gst_video_info_from_caps(&rt.info, incaps)) {
     GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Invalid video caps"),
                       ("%" GST_PTR_FORMAT, static_cast<void*>(incaps)));
@@ -546,7 +591,7 @@ static gboolean gst_gpusift_filter_query(GstBaseTransform* trans, GstPadDirectio
   // Downstream (keypointmatcher) asks how this stream's features are made.
   if (direction == GST_PAD_SRC && gpusift::gst::is_feature_settings_query(query)) {
     GST_OBJECT_LOCK(self);
-    const gpusift::FeatureConfig config = self->settings->features;
+    const gpusift::FeatureConfig config = self->work->settings.features;
     GST_OBJECT_UNLOCK(self);
     gpusift::gst::answer_feature_settings_query(query, config);
     return TRUE;
@@ -559,7 +604,7 @@ static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* 
   if (gst_keypoints_device_request_is(event)) {
     GST_DEBUG_OBJECT(self, "downstream asks for the descriptors in device memory");
     GST_OBJECT_LOCK(self);
-    self->device_descriptors_requested = TRUE;
+    self->work->device_descriptors_requested = TRUE;
     GST_OBJECT_UNLOCK(self);
     gst_event_unref(event);
     return TRUE;
@@ -567,68 +612,32 @@ static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* 
   return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->src_event(trans, event);
 }
 
-static void gst_gpusift_filter_set_element_property(GstKeypointBaseTransform* base, guint id,
-                                                    const GValue* value, GParamSpec* pspec) {
-  (void)pspec;
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(base);
-  if (gpusift::gst::set_filter_property(self->settings, id, value))
-    self->settings_changed = TRUE;
-}
-
-static void gst_gpusift_filter_get_element_property(GstKeypointBaseTransform* base, guint id,
-                                                    GValue* value, GParamSpec* pspec) {
-  (void)pspec;
-  gpusift::gst::get_filter_property(*GST_GPUSIFT_FILTER(base)->settings, id, value);
-}
-
-static void gst_gpusift_filter_finalize(GObject* object) {
-  GstGpusiftFilter* self = GST_GPUSIFT_FILTER(object);
-  delete self->runtime;
-  delete self->settings;
-  G_OBJECT_CLASS(gst_gpusift_filter_parent_class)->finalize(object);
-}
-
 static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
-  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
-  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
-  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  GstKeypointBaseTransformClass* base_class = GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass);
-
-  gobject_class->finalize = gst_gpusift_filter_finalize;
-  base_class->frame_message_name = "gpusiftfilter";
-  base_class->backend_blurb =
+  gpusift::gst::KeypointElementClassInfo info{};
+  info.name = "gpusiftfilter";
+  info.longname = "SIFT and SURF feature extractor";
+  info.description =
+      "Detects SIFT or SURF keypoints and computes their descriptors on NVIDIA GPUs (CUDA) or the "
+      "CPU, and attaches them to each buffer as a GstKeypointsMeta (keypoints and descriptors); "
+      "for a keypointtracker on the GPU that asks, also a copy of the descriptors in device "
+      "memory. Pixels pass unchanged";
+  info.backend_blurb =
       "Where features are computed; auto falls back to the CPU with a warning when no GPU is "
       "usable";
-  base_class->work_description = "extracting features";
-  base_class->warn_cpu_fallback = TRUE;
-  gpusift::gst::keypoint_base_install_properties(base_class);
-  gpusift::gst::install_filter_properties(gobject_class);
-  gpusift::gst::keypoint_base_install_frames_in_flight(base_class,
-                                                       gpusift::gst::kFilterFramesInFlightBlurb);
+  info.work = "extracting features";
+  info.warn_cpu_fallback = true;
+  info.frames_in_flight_blurb = gpusift::gst::kFilterFramesInFlightBlurb;
+  info.begin_before_finish = true;  // the GPU works on the next frame while the held one finishes
+  info.sink_template = &sink_template;
+  info.src_template = &src_template;
+  gpusift::gst::keypoint_base_class_init(GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass), info);
+  gpusift::gst::install_filter_properties(G_OBJECT_CLASS(klass));
 
-  gst_element_class_set_static_metadata(
-      element_class, "SIFT and SURF feature extractor", "Filter/Analyzer/Video",
-      "Detects SIFT or SURF keypoints and descriptors on NVIDIA GPUs (or the CPU) and attaches "
-      "them to each buffer as GstKeypointsMeta",
-      "gpusift developers");
-  gst_element_class_add_static_pad_template(element_class, &sink_template);
-  gst_element_class_add_static_pad_template(element_class, &src_template);
-
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_gpusift_filter_set_caps);
   trans_class->query = GST_DEBUG_FUNCPTR(gst_gpusift_filter_query);
   trans_class->propose_allocation = GST_DEBUG_FUNCPTR(gst_gpusift_filter_propose_allocation);
   trans_class->src_event = GST_DEBUG_FUNCPTR(gst_gpusift_filter_src_event);
-  base_class->open = gst_gpusift_filter_open;
-  base_class->close = gst_gpusift_filter_close;
-  base_class->frames_in_flight = gst_gpusift_filter_frames_in_flight;
-  base_class->prepare_frame = gst_gpusift_filter_prepare_frame;
-  base_class->begin_frame = gst_gpusift_filter_begin_frame;
-  base_class->finish_frame = gst_gpusift_filter_finish_frame;
-  base_class->cancel_frames = gst_gpusift_filter_cancel_frames;
-  base_class->begin_before_finish = TRUE;
-  base_class->set_element_property = gst_gpusift_filter_set_element_property;
-  base_class->get_element_property = gst_gpusift_filter_get_element_property;
-
   GST_DEBUG_CATEGORY_INIT(gst_gpusift_filter_debug, "gpusiftfilter", 0, "gpusiftfilter");
 #ifdef GPUSIFT_HAVE_GST_CUDA
   gst_cuda_memory_init_once();
@@ -636,8 +645,6 @@ static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
 }
 
 static void gst_gpusift_filter_init(GstGpusiftFilter* self) {
-  self->settings = new FilterSettings();
-  self->settings_changed = FALSE;
-  self->device_descriptors_requested = FALSE;
-  self->runtime = new Runtime();
+  self->work = new FilterWork(GST_KEYPOINT_BASE_TRANSFORM(self));
+  gpusift::gst::keypoint_base_set_work(GST_KEYPOINT_BASE_TRANSFORM(self), self->work);
 }

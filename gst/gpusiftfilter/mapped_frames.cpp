@@ -5,19 +5,23 @@
 
 namespace gpusift::gst {
 
-void MappedFrames::hold(const GstVideoFrame& mapping, const FrameView& view, gint64 submit_us) {
-  frames_.push_back(Frame{mapping, view, submit_us});
+void FrameMapping::unmap() {
+#ifdef GPUSIFT_HAVE_NVMM
+  if (nvmm) {
+    nvmm.reset();
+    return;
+  }
+#endif
+  gst_video_frame_unmap(&video);
 }
 
-#ifdef GPUSIFT_HAVE_NVMM
-void MappedFrames::hold(std::unique_ptr<NvmmFrame> nvmm, const FrameView& view, gint64 submit_us) {
-  frames_.push_back(Frame{GstVideoFrame{}, view, submit_us, std::move(nvmm)});
+void MappedFrames::hold(FrameMapping mapping, const FrameView& view, gint64 submit_us) {
+  frames_.push_back(Frame{std::move(mapping), view, submit_us});
 }
-#endif
 
 gint64 MappedFrames::release_oldest() {
   Frame& oldest = frames_.front();
-  unmap(&oldest);
+  oldest.mapping.unmap();
   const gint64 submit_us = oldest.submit_us;
   frames_.pop_front();
   return submit_us;
@@ -25,18 +29,8 @@ gint64 MappedFrames::release_oldest() {
 
 void MappedFrames::drop_all() {
   for (Frame& frame : frames_)
-    unmap(&frame);
+    frame.mapping.unmap();
   frames_.clear();
-}
-
-void MappedFrames::unmap(Frame* frame) {
-#ifdef GPUSIFT_HAVE_NVMM
-  if (frame->nvmm) {
-    frame->nvmm.reset();
-    return;
-  }
-#endif
-  gst_video_frame_unmap(&frame->mapping);
 }
 
 }  // namespace gpusift::gst

@@ -19,6 +19,17 @@
 
 namespace gpusift::gst {
 
+// The pixels of one input frame as the extractor reads them: a mapped GstVideoFrame, or with
+// memory:NVMM caps an NvmmFrame, which keeps them registered with CUDA.
+struct FrameMapping {
+  GstVideoFrame video{};
+#ifdef GPUSIFT_HAVE_NVMM
+  std::unique_ptr<NvmmFrame> nvmm;  // instead of `video` when set
+#endif
+  // Once the extractor no longer reads them.
+  void unmap();
+};
+
 class MappedFrames {
  public:
   MappedFrames() = default;
@@ -30,15 +41,9 @@ class MappedFrames {
   size_t size() const { return frames_.size(); }
 
   // Takes `mapping`, which `view` reads; submit_us: the time the submit took.
-  void hold(const GstVideoFrame& mapping, const FrameView& view, gint64 submit_us);
-#ifdef GPUSIFT_HAVE_NVMM
-  // As hold(), for a memory:NVMM frame, whose pixels `nvmm` keeps registered with CUDA.
-  void hold(std::unique_ptr<NvmmFrame> nvmm, const FrameView& view, gint64 submit_us);
-#endif
+  void hold(FrameMapping mapping, const FrameView& view, gint64 submit_us);
   // Of the oldest frame: its pixels, still mapped.
-  const FrameView& oldest_view() const {
-    return frames_.front().view;
-  }
+  const FrameView& oldest_view() const { return frames_.front().view; }
   // Unmaps the oldest frame (its buffer is writable again unless shared); its submit time.
   gint64 release_oldest();
   // Unmaps them all: only once the extractor no longer reads them.
@@ -46,14 +51,10 @@ class MappedFrames {
 
  private:
   struct Frame {
-    GstVideoFrame mapping;
+    FrameMapping mapping;
     FrameView view;
     gint64 submit_us;
-#ifdef GPUSIFT_HAVE_NVMM
-    std::unique_ptr<NvmmFrame> nvmm = nullptr;  // instead of `mapping` when set
-#endif
   };
-  static void unmap(Frame* frame);
 
   std::deque<Frame> frames_;
 };

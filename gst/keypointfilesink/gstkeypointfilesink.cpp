@@ -16,6 +16,45 @@
 #include "gpusift/features_file_writer.h"
 #include "gpusift/keypoint.h"
 
+/**
+ * SECTION:element-keypointfilesink
+ * @title: keypointfilesink
+ *
+ * keypointfilesink writes the #GstKeypointsMeta of every buffer it receives (the keypoints and
+ * descriptors that gpusiftfilter upstream attached) as one record of a gpusift features file
+ * (.gpsf, specified in gpusift/features_file.h): the buffer's PTS, the keypoints' coordinate
+ * space, method and descriptor type, then the keypoints and the descriptor rows as the meta holds
+ * them. A buffer without the meta gets a record of zero keypoints flagged "no features", so that
+ * there is one record per frame. The element reads only the meta, never the pixels, so it takes
+ * raw video of any format in any memory (video/x-raw(ANY)), CUDA memory included; it adds
+ * nothing to the buffers and posts no per-frame message.
+ *
+ * The file named by #GstKeypointFileSink:location is created (or truncated) when the element
+ * goes to READY, and the location can change only in the NULL state. Every record is handed to
+ * the kernel as soon as it is written, so a pipeline that is killed leaves every whole frame
+ * readable, and the file is synced to its device at EOS (give gst-launch-1.0 -e for live
+ * sources). A missing location, a file that cannot be opened, a full disk or a failed write is a
+ * RESOURCE error on the bus. The file is read by keypointmatcher (as its
+ * #GstKeypointMatcher:reference), by tools/programs/python/gpusift_features.py (numpy) and by
+ * C++ programs through gpusift/features_file_reader.h.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -e filesrc location=in.mp4 ! decodebin ! videoconvert ! gpusiftfilter ! \
+ *     keypointfilesink location=out.gpsf
+ * ]|
+ * Writes the SIFT keypoints and descriptors of every frame of in.mp4 into out.gpsf.
+ *
+ * |[
+ * gst-launch-1.0 filesrc location=poster.png ! decodebin ! videoconvert ! gpusiftfilter ! \
+ *     keypointfilesink location=poster.gpsf
+ * ]|
+ * Writes the features of one image, a file of one record, which keypointmatcher
+ * reference=poster.gpsf then finds in a video without computing them again.
+ *
+ * Since: 0.1
+ */
+
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_file_sink_debug);
 #define GST_CAT_DEFAULT gst_keypoint_file_sink_debug
 
@@ -281,7 +320,8 @@ static void gst_keypoint_file_sink_class_init(GstKeypointFileSinkClass* klass) {
   gst_element_class_set_static_metadata(
       element_class, "Keypoint file sink", "Sink/File",
       "Writes each buffer's GstKeypointsMeta (keypoints and descriptors) as one record of a "
-      "gpusift features file",
+      "gpusift features file (.gpsf), an empty record flagged \"no features\" for a buffer "
+      "without the meta; reads only the meta and adds nothing to the buffer",
       "gpusift");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
 

@@ -17,6 +17,7 @@
 
 #include "base/element_cuda_objects.h"
 #include "base/feature_settings_query.h"
+#include "base/keypoint_layout.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/matcher.h"
@@ -24,6 +25,67 @@
 #include "gpusiftfilter/filter_settings.h"
 #include "matcher_settings.h"
 #include "object_reference.h"
+
+/**
+ * SECTION:element-keypointmatcher
+ * @title: keypointmatcher
+ *
+ * keypointmatcher finds a known planar object (a poster, a book cover, the face of a box) in
+ * every frame. The object is #GstKeypointMatcher:reference: an image file (any format GStreamer
+ * decodes), whose features are computed on the first frame the way the stream's are (the element
+ * asks gpusiftfilter upstream for its method and parameters), or a features file (.gpsf) written
+ * by keypointfilesink or gpusift-extract, whose first record is used as it is. For each frame the
+ * reference's descriptors are matched to those of the frame's #GstKeypointsMeta (Lowe's ratio
+ * test) and a RANSAC homography maps the reference onto the frame.
+ *
+ * When at least #GstKeypointMatcher:min-inliers matches agree with it and the outline is
+ * plausible, the object is found and the buffer gets:
+ *
+ * * a #GstVideoRegionOfInterestMeta whose type is #GstKeypointMatcher:label, covering the
+ *   outline's bounding box clipped to the frame, with a "keypointmatcher" parameter holding the
+ *   inliers and matches;
+ * * a #GstKeypointObjectMeta with the label, the homography from reference pixels to frame
+ *   coordinates, the reference's four corners in the frame, and the counts of matches and
+ *   inliers.
+ *
+ * A frame where the object is not found gets neither. With #GstKeypointMatcher:post-messages set,
+ * the element also posts a "keypointmatcher" element message for every frame, with timestamp,
+ * running-time, label, found, matches, inliers, keypoints, reference-keypoints and
+ * processing-time-us, plus corners and homography (arrays of 8 and 9 doubles) when the object is
+ * found, or a reason when it is not.
+ *
+ * It needs gpusiftfilter upstream, with descriptors (descriptor=float, uint8 or rootsift):
+ * buffers without a #GstKeypointsMeta, or with keypoints but no descriptors, pass unsearched with
+ * one warning per stream. Pixels are neither read nor changed, so any raw video in any memory
+ * goes through (video/x-raw(ANY)). A missing or unreadable reference fails the state change with
+ * a RESOURCE error, and a features file made with another method or descriptor than the stream's
+ * is a STREAM FORMAT error. Several keypointmatchers in a row find several objects, told apart by
+ * their labels; keypointoverlay draws their outlines.
+ *
+ * #GstKeypointMatcher:backend says where matching, RANSAC and the reference's features run: cuda,
+ * cpu, or auto, which takes the GPU when one is usable. On the GPU they run in the CUDA context
+ * shared with gpusiftfilter; the CPU backend finds the same objects.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -e -m filesrc location=video.mp4 ! decodebin ! videoconvert ! gpusiftfilter ! \
+ *     keypointmatcher reference=poster.png label=poster post-messages=true ! \
+ *     keypointoverlay max-keypoints=300 ! videoconvert ! x264enc ! mp4mux ! \
+ *     filesink location=found.mp4
+ * ]|
+ * Finds the poster of poster.png in every frame of video.mp4, prints a "keypointmatcher" message
+ * per frame (found, inliers, the corners), and draws the poster's outline in red over the 300
+ * strongest keypoints into found.mp4.
+ *
+ * |[
+ * gst-launch-1.0 v4l2src ! videoconvert ! video/x-raw,format=NV12 ! gpusiftfilter ! \
+ *     keypointmatcher reference=poster.gpsf ! keypointoverlay ! videoconvert ! autovideosink
+ * ]|
+ * Finds the object whose features keypointfilesink wrote into poster.gpsf in a camera's picture,
+ * shown on screen with its outline.
+ *
+ * Since: 0.1
+ */
 
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_matcher_debug);
 #define GST_CAT_DEFAULT gst_keypoint_matcher_debug
@@ -36,18 +98,9 @@ using gpusift::gst::MatcherSettings;
 using gpusift::gst::ObjectReference;
 using gpusift::gst::ReferenceFeatures;
 
-static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are read 1:1");
-static_assert(offsetof(GstKeypoint, x) == offsetof(gpusift::Keypoint, x), "");
-static_assert(offsetof(GstKeypoint, y) == offsetof(gpusift::Keypoint, y), "");
 static_assert(static_cast<int>(DescriptorStorage::kFloat32) == GST_KEYPOINTS_DESCRIPTOR_FLOAT32,
               "");
 static_assert(static_cast<int>(DescriptorStorage::kUint8) == GST_KEYPOINTS_DESCRIPTOR_UINT8, "");
-
-/* Any video: the element reads only the meta, never the memory. */
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
 
 namespace {
 
@@ -64,9 +117,25 @@ struct Runtime {
   ObjectReference reference;
   gpusift::objects::Detection detection;
   GstVideoInfo info;
-  bool missing_meta_warned = false;
-  bool missing_descriptors_warned = false;
   bool few_reference_keypoints_warned = false;
+};
+
+// keypointmatcher's own work behind the base class: its settings and what it does with a frame.
+class MatcherWork final : public gpusift::gst::KeypointElementWork {
+ public:
+  using KeypointElementWork::KeypointElementWork;
+  void set_property(guint id, const GValue* value) override {
+    gpusift::gst::set_matcher_property(&settings, id, value);
+  }
+  void get_property(guint id, GValue* value) const override {
+    gpusift::gst::get_matcher_property(settings, id, value);
+  }
+  bool open() override;
+  void close() override;
+  GstKeypointFrameStart begin(GstBuffer* buffer) override;
+
+  MatcherSettings settings;  // object lock
+  Runtime runtime;
 };
 
 }  // namespace
@@ -74,6 +143,7 @@ struct Runtime {
 struct _GstKeypointMatcher {
   GstKeypointBaseTransform parent;
 
+  // The work's, for the functions below.
   MatcherSettings* settings;  // object lock
   Runtime* runtime;
 };
@@ -131,32 +201,6 @@ gpusift::objects::FeatureSet reference_set(const ReferenceFeatures& f) {
   set.descriptors = gpusift::DescriptorSetView{f.descriptors.data(), set.count, f.descriptor_size,
                                                format_of(f.storage), gpusift::MemoryKind::kHost};
   return set;
-}
-
-// Once per stream each: without keypoints or descriptors there is nothing to match, and the
-// buffers pass as they came.
-bool check_matchable(GstKeypointMatcher* self, const GstKeypointsMeta* meta) {
-  Runtime& rt = *self->runtime;
-  if (!meta) {
-    if (!rt.missing_meta_warned) {
-      rt.missing_meta_warned = true;
-      GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("No keypoints to match: buffers pass unsearched"),
-                          ("buffers without GstKeypointsMeta; put keypointmatcher after "
-                           "gpusiftfilter (warned once per stream)"));
-    }
-    return false;
-  }
-  if (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) {
-    if (!rt.missing_descriptors_warned) {
-      rt.missing_descriptors_warned = true;
-      GST_ELEMENT_WARNING(self, STREAM, FORMAT,
-                          ("Keypoints without descriptors: buffers pass unsearched"),
-                          ("set gpusiftfilter descriptor=float, uint8 or rootsift (warned once "
-                           "per stream)"));
-    }
-    return false;
-  }
-  return true;
 }
 
 // gpusiftfilter's defaults with the meta's method and descriptor: for keypoints from elsewhere.
@@ -300,19 +344,6 @@ void attach_detection(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeyp
   add_region_of_interest(self, buffer, meta, label);
 }
 
-template <size_t N>
-void set_array_field(GstStructure* s, const char* name, const std::array<double, N>& values) {
-  GValue array = G_VALUE_INIT;
-  gst_value_array_init(&array, N);
-  for (double entry : values) {
-    GValue value = G_VALUE_INIT;
-    g_value_init(&value, G_TYPE_DOUBLE);
-    g_value_set_double(&value, entry);
-    gst_value_array_append_and_take_value(&array, &value);
-  }
-  gst_structure_take_value(s, name, &array);
-}
-
 void post_frame_message(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeypointsMeta* meta,
                         const std::string& label, gint64 elapsed_us) {
   GstStructure* s = gpusift::gst::keypoint_base_new_frame_message(base_of(self), buffer);
@@ -327,8 +358,8 @@ void post_frame_message(GstKeypointMatcher* self, GstBuffer* buffer, const GstKe
                     static_cast<guint>(rt.reference.features().keypoints.size()),
                     "processing-time-us", G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
   if (d.found) {
-    set_array_field(s, "corners", d.corners);
-    set_array_field(s, "homography", d.homography);
+    gpusift::gst::set_double_array_field(s, "corners", d.corners.data(), d.corners.size());
+    gpusift::gst::set_double_array_field(s, "homography", d.homography.data(), d.homography.size());
   } else {
     gst_structure_set(s, "reason", G_TYPE_STRING, d.reason, nullptr);
   }
@@ -338,24 +369,23 @@ void post_frame_message(GstKeypointMatcher* self, GstBuffer* buffer, const GstKe
 }  // namespace
 
 // The reference loaded and the matcher built on the backend the base class resolved.
-static gboolean gst_keypoint_matcher_open(GstKeypointBaseTransform* base) {
+bool MatcherWork::open() {
+  GstKeypointBaseTransform* base = element_;
   GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(base);
   Runtime& rt = *self->runtime;
   GST_OBJECT_LOCK(self);
   rt.settings = *self->settings;
   GST_OBJECT_UNLOCK(self);
-  rt.missing_meta_warned = false;
-  rt.missing_descriptors_warned = false;
   rt.few_reference_keypoints_warned = false;
   gst_video_info_init(&rt.info);
 
   gpusift::gst::ReferenceLoadError error;
   if (!rt.reference.load(rt.settings.reference, kReferenceDecodeTimeoutSeconds, &error)) {
     post_reference_error(self, error);
-    return FALSE;
+    return false;
   }
   if (rt.reference.has_features() && !check_reference_keypoints(self))
-    return FALSE;
+    return false;
   const Backend backend = gpusift::gst::keypoint_base_backend(base);
   GST_INFO_OBJECT(self, "finding %s on backend %s", rt.settings.reference.c_str(),
                   gpusift::backend_name(backend));
@@ -367,13 +397,13 @@ static gboolean gst_keypoint_matcher_open(GstKeypointBaseTransform* base) {
     rt.finder = std::make_unique<gpusift::objects::ObjectFinder>(rt.matcher.get());
   } catch (const gpusift::Error& e) {
     keypoint_base_post_error(base, e);
-    return FALSE;
+    return false;
   }
   return TRUE;
 }
 
-static void gst_keypoint_matcher_close(GstKeypointBaseTransform* base) {
-  Runtime& rt = *GST_KEYPOINT_MATCHER(base)->runtime;
+void MatcherWork::close() {
+  Runtime& rt = runtime;
   rt.finder.reset();
   rt.matcher.reset();
   rt.reference.clear();
@@ -387,29 +417,19 @@ static gboolean gst_keypoint_matcher_set_caps(GstBaseTransform* trans, GstCaps* 
   if (!gst_video_info_from_caps(&self->runtime->info, incaps)) {
     GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Invalid video caps"),
                       ("%" GST_PTR_FORMAT, static_cast<void*>(incaps)));
-    return FALSE;
+    return false;
   }
   GST_DEBUG_OBJECT(self, "caps %" GST_PTR_FORMAT, static_cast<void*>(incaps));
   return TRUE;
 }
 
-static gboolean gst_keypoint_matcher_sink_event(GstBaseTransform* trans, GstEvent* event) {
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(trans);
-  if (GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START) {
-    // A new stream: warn again about what it lacks.
-    self->runtime->missing_meta_warned = false;
-    self->runtime->missing_descriptors_warned = false;
-  }
-  return GST_BASE_TRANSFORM_CLASS(gst_keypoint_matcher_parent_class)->sink_event(trans, event);
-}
-
 // The whole frame at once: the matcher holds no frame back.
-static GstKeypointFrameStart gst_keypoint_matcher_begin_frame(GstKeypointBaseTransform* base,
-                                                              GstBuffer* buffer) {
+GstKeypointFrameStart MatcherWork::begin(GstBuffer* buffer) {
+  GstKeypointBaseTransform* base = element_;
   GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(base);
   Runtime& rt = *self->runtime;
-  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
-  if (!check_matchable(self, meta))
+  const GstKeypointsMeta* meta = gpusift::gst::keypoint_base_features_meta(base, buffer);
+  if (!meta)
     return GST_KEYPOINT_FRAME_DONE;
   if (!rt.reference.has_features() || !same_layout(rt.reference.features(), meta)) {
     if (!ensure_reference_features(self, meta) || !check_reference_keypoints(self))
@@ -438,61 +458,34 @@ static GstKeypointFrameStart gst_keypoint_matcher_begin_frame(GstKeypointBaseTra
   return GST_KEYPOINT_FRAME_DONE;
 }
 
-static void gst_keypoint_matcher_set_element_property(GstKeypointBaseTransform* base, guint id,
-                                                      const GValue* value, GParamSpec* pspec) {
-  (void)pspec;
-  gpusift::gst::set_matcher_property(GST_KEYPOINT_MATCHER(base)->settings, id, value);
-}
-
-static void gst_keypoint_matcher_get_element_property(GstKeypointBaseTransform* base, guint id,
-                                                      GValue* value, GParamSpec* pspec) {
-  (void)pspec;
-  gpusift::gst::get_matcher_property(*GST_KEYPOINT_MATCHER(base)->settings, id, value);
-}
-
-static void gst_keypoint_matcher_finalize(GObject* object) {
-  GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(object);
-  delete self->runtime;
-  delete self->settings;
-  G_OBJECT_CLASS(gst_keypoint_matcher_parent_class)->finalize(object);
-}
-
 static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
-  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
-  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
-  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  GstKeypointBaseTransformClass* base_class = GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass);
-
-  gobject_class->finalize = gst_keypoint_matcher_finalize;
-  base_class->frame_message_name = "keypointmatcher";
-  base_class->backend_blurb =
+  gpusift::gst::KeypointElementClassInfo info{};
+  info.name = "keypointmatcher";
+  info.longname = "Keypoint object matcher";
+  info.description =
+      "Finds a known planar object (a reference image or features file) in every frame by "
+      "matching its keypoints to the frame's (GstKeypointsMeta) and fitting a homography; where "
+      "the object is found, attaches to the buffer a GstVideoRegionOfInterestMeta (its bounding "
+      "box) and a GstKeypointObjectMeta (its corners and homography). Pixels pass unchanged";
+  info.backend_blurb =
       "Where matching, RANSAC and the reference's features run; auto takes the GPU when one is "
       "usable";
-  base_class->work_description = "matching keypoints";
-  gpusift::gst::keypoint_base_install_properties(base_class);
-  gpusift::gst::install_matcher_properties(gobject_class);
+  info.work = "matching keypoints";
+  info.verb = "match";
+  info.untouched = "unsearched";
+  info.sink_template = &gpusift::gst::kMetaOnlySinkTemplate;
+  info.src_template = &gpusift::gst::kMetaOnlySrcTemplate;
+  gpusift::gst::keypoint_base_class_init(GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass), info);
+  gpusift::gst::install_matcher_properties(G_OBJECT_CLASS(klass));
 
-  gst_element_class_set_static_metadata(
-      element_class, "Keypoint object matcher", "Filter/Analyzer/Video",
-      "Finds a known planar object (a reference image or features file) in every frame by "
-      "matching its keypoints (GstKeypointsMeta) and fitting a homography; marks it with a "
-      "GstVideoRegionOfInterestMeta and a GstKeypointObjectMeta",
-      "gpusift developers");
-  gst_element_class_add_static_pad_template(element_class, &sink_template);
-  gst_element_class_add_static_pad_template(element_class, &src_template);
-
+  GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_set_caps);
-  trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_matcher_sink_event);
-  base_class->open = gst_keypoint_matcher_open;
-  base_class->close = gst_keypoint_matcher_close;
-  base_class->begin_frame = gst_keypoint_matcher_begin_frame;
-  base_class->set_element_property = gst_keypoint_matcher_set_element_property;
-  base_class->get_element_property = gst_keypoint_matcher_get_element_property;
-
   GST_DEBUG_CATEGORY_INIT(gst_keypoint_matcher_debug, "keypointmatcher", 0, "keypointmatcher");
 }
 
 static void gst_keypoint_matcher_init(GstKeypointMatcher* self) {
-  self->settings = new MatcherSettings();
-  self->runtime = new Runtime();
+  auto* work = new MatcherWork(GST_KEYPOINT_BASE_TRANSFORM(self));
+  self->settings = &work->settings;
+  self->runtime = &work->runtime;
+  gpusift::gst::keypoint_base_set_work(GST_KEYPOINT_BASE_TRANSFORM(self), work);
 }

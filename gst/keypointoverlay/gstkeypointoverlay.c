@@ -10,6 +10,50 @@
 #include "keypoint_draw.h"
 #include "keypoint_trails.h"
 
+/**
+ * SECTION:element-keypointoverlay
+ * @title: keypointoverlay
+ *
+ * keypointoverlay draws, in place, the features that the gpusift elements upstream attached to
+ * each buffer:
+ *
+ * * every keypoint of the buffer's #GstKeypointsMeta (from gpusiftfilter) as a circle of the
+ *   keypoint's size with a radius along its angle, in the colour of #GstKeypointOverlay:color
+ *   (with #GstKeypointOverlay:max-keypoints, only the strongest by response);
+ * * with a #GstKeypointTracksMeta (from keypointtracker), every track seen in the frame as a
+ *   trail through its last #GstKeypointOverlay:track-length positions, in a colour derived from
+ *   its track id;
+ * * with #GstKeypointObjectMeta (from keypointmatcher), the outline of every object found,
+ *   through its four corners, twice as thick and over everything else, in the colour of
+ *   #GstKeypointOverlay:object-color.
+ *
+ * Colours are 0xAARRGGBB; an alpha below 0xff blends the drawing with the picture. The element
+ * changes only the pixels: it adds no meta, posts no message, and a buffer without any of these
+ * metas passes as it came.
+ *
+ * It comes after gpusiftfilter (and keypointtracker or keypointmatcher, when trails or objects
+ * are wanted) and draws on the CPU, on RGBA, BGRA, RGBx, BGRx, I420 or NV12 frames in system
+ * memory: after a gpusiftfilter working on CUDA memory, download the frames first (cudadownload).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -e filesrc location=in.mp4 ! decodebin ! videoconvert ! gpusiftfilter ! \
+ *     keypointoverlay max-keypoints=500 ! videoconvert ! x264enc ! mp4mux ! \
+ *     filesink location=keypoints.mp4
+ * ]|
+ * Draws the 500 strongest SIFT keypoints of every frame of in.mp4, in green, into keypoints.mp4.
+ *
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=smpte horizontal-speed=4 ! \
+ *     video/x-raw,format=NV12,width=640,height=480 ! gpusiftfilter ! keypointtracker ! \
+ *     keypointoverlay track-length=30 color=0x80ffff00 ! videoconvert ! autovideosink
+ * ]|
+ * Shows a panning test pattern with its keypoints in half-transparent yellow and the trail of
+ * every track over its last 30 frames.
+ *
+ * Since: 0.1
+ */
+
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_overlay_debug);
 #define GST_CAT_DEFAULT gst_keypoint_overlay_debug
 
@@ -398,8 +442,10 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
 
   g_object_class_install_property(
       gobject_class, PROP_COLOR,
-      g_param_spec_uint("color", "Color", "Drawing colour as 0xAARRGGBB (alpha blends)", 0,
-                        G_MAXUINT32, DEFAULT_COLOR, flags));
+      g_param_spec_uint("color", "Color",
+                        "Colour of the keypoint circles and orientation lines, as 0xAARRGGBB "
+                        "(default 0xff00ff00); an alpha below 0xff blends",
+                        0, G_MAXUINT32, DEFAULT_COLOR, flags));
   g_object_class_install_property(
       gobject_class, PROP_THICKNESS,
       g_param_spec_int("thickness", "Thickness", "Line thickness in pixels", 1, MAX_THICKNESS,
@@ -428,14 +474,16 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
   g_object_class_install_property(
       gobject_class, PROP_OBJECT_COLOR,
       g_param_spec_uint("object-color", "Object color",
-                        "Colour of the objects' outlines as 0xAARRGGBB (alpha blends)", 0,
-                        G_MAXUINT32, DEFAULT_OBJECT_COLOR, flags));
+                        "Colour of the outlines of the objects of GstKeypointObjectMeta, as "
+                        "0xAARRGGBB (default 0xffff0000); an alpha below 0xff blends",
+                        0, G_MAXUINT32, DEFAULT_OBJECT_COLOR, flags));
 
   gst_element_class_set_static_metadata(
       element_class, "Keypoint overlay", "Filter/Effect/Video",
-      "Draws the keypoints of GstKeypointsMeta onto the video as circles with their orientation, "
-      "the tracks of GstKeypointTracksMeta as trails coloured by track id, and the outlines of "
-      "the objects of GstKeypointObjectMeta",
+      "Draws onto the video, in place, the keypoints of GstKeypointsMeta as circles with their "
+      "orientation, the tracks of GstKeypointTracksMeta as trails coloured by track id, and the "
+      "outlines of the objects of GstKeypointObjectMeta; adds nothing to the buffer but the "
+      "drawing (no meta)",
       "gpusift");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);

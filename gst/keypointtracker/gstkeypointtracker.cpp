@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "base/element_cuda_objects.h"
+#include "base/keypoint_layout.h"
 #include "gpusift/error.h"
 #include "gpusift/keypoint.h"
 #include "gpusift/keypoint_tracking.h"
@@ -23,6 +24,64 @@
 #include "keypoints/gstkeypointsdevicemeta.h"
 #include "tracker_frame.h"
 #include "tracker_settings.h"
+
+/**
+ * SECTION:element-keypointtracker
+ * @title: keypointtracker
+ *
+ * keypointtracker follows keypoints from frame to frame and estimates the camera's motion. The
+ * descriptors of each frame's #GstKeypointsMeta are matched to the previous frame's (nearest
+ * neighbour with Lowe's ratio test, mutual only with #GstKeypointTracker:cross-check), a motion
+ * model (#GstKeypointTracker:motion-model: none, translation, similarity, affine or homography)
+ * is fitted to the matches by RANSAC, and a keypoint continues the track of its match when it is
+ * an inlier of that motion. A track without a match waits up to #GstKeypointTracker:max-missed
+ * frames before it ends, and every #GstKeypointTracker:keyframe-interval frames a keyframe is
+ * taken that later frames are also matched to, so that the cumulative motion drifts less.
+ *
+ * To each tracked buffer it adds a #GstKeypointTracksMeta: one track per keypoint of the
+ * #GstKeypointsMeta (its track id, the index of the matched keypoint in the previous frame, its
+ * age) and the frame's camera motion (3x3 matrices from the previous frame and from the first
+ * frame since tracking last started over, with the counts of matches, inliers and live tracks).
+ * Track ids start at 1 and an element never gives out the same id twice. With
+ * #GstKeypointTracker:post-messages set, it also posts a "keypointtracker" element message for
+ * every frame, with timestamp, running-time, frame-number, keypoints, matches, inliers,
+ * tracks-alive, new-tracks, resumed-tracks, ended-tracks, motion-model, motion-valid, motion and
+ * cumulative (arrays of 9 doubles, row-major), cumulative-valid, keyframe, keyframe-matches,
+ * keyframe-inliers, descriptors-on-device and processing-time-us.
+ *
+ * It needs gpusiftfilter upstream, with descriptors (descriptor=float, uint8 or rootsift):
+ * buffers without a #GstKeypointsMeta, or with keypoints but no descriptors, pass unchanged with
+ * one warning per stream. Pixels are neither read nor changed, so any raw video in any memory
+ * goes through (video/x-raw(ANY)). Tracking starts over on a new stream or new caps, a flush, a
+ * segment, a gap, a discontinuity, or a change of the keypoints' frame size or method.
+ * keypointoverlay draws the tracks as trails.
+ *
+ * #GstKeypointTracker:backend says where matching and RANSAC run: cuda, cpu, or auto, which takes
+ * the GPU when one is usable. On the GPU they run in the CUDA context shared with gpusiftfilter,
+ * which the tracker asks to attach each frame's descriptors in device memory too, so that they
+ * never pass through the host; the CPU backend gives the same tracks and motions. On the GPU after
+ * a source that is not live it tracks a frame on a worker thread while upstream makes the next
+ * one, and each frame leaves one frame later (#GstKeypointTracker:max-frames-in-flight).
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 -m videotestsrc num-buffers=60 pattern=smpte horizontal-speed=4 ! \
+ *     video/x-raw,width=640,height=480 ! videoconvert ! gpusiftfilter ! \
+ *     keypointtracker motion-model=translation post-messages=true ! fakesink
+ * ]|
+ * The test pattern pans left by 4 pixels a frame: each "keypointtracker" message reports a
+ * translation whose x shift, the third value of its motion, is about -4.
+ *
+ * |[
+ * gst-launch-1.0 -e filesrc location=in.mp4 ! decodebin ! videoconvert ! gpusiftfilter ! \
+ *     keypointtracker ! keypointoverlay track-length=20 ! videoconvert ! x264enc ! mp4mux ! \
+ *     filesink location=tracks.mp4
+ * ]|
+ * Draws the keypoints of in.mp4 and the trail of every track over its last 20 frames into
+ * tracks.mp4.
+ *
+ * Since: 0.1
+ */
 
 GST_DEBUG_CATEGORY_STATIC(gst_keypoint_tracker_debug);
 #define GST_CAT_DEFAULT gst_keypoint_tracker_debug
@@ -33,21 +92,12 @@ using gpusift::gst::CudaContextScope;
 using gpusift::gst::TrackerSettings;
 using gpusift::tracking::TrackAssignment;
 
-static_assert(sizeof(GstKeypoint) == sizeof(gpusift::Keypoint), "meta keypoints are read 1:1");
-static_assert(offsetof(GstKeypoint, x) == offsetof(gpusift::Keypoint, x), "");
-static_assert(offsetof(GstKeypoint, y) == offsetof(gpusift::Keypoint, y), "");
 static_assert(sizeof(GstKeypointTrack) == sizeof(TrackAssignment), "tracks are copied 1:1");
 static_assert(offsetof(GstKeypointTrack, track_id) == offsetof(TrackAssignment, track_id), "");
 static_assert(offsetof(GstKeypointTrack, previous_index) ==
                   offsetof(TrackAssignment, previous_index),
               "");
 static_assert(offsetof(GstKeypointTrack, age) == offsetof(TrackAssignment, age), "");
-
-/* Any video: the element reads only the meta, never the memory. */
-static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE(
-    "sink", GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
-static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE(
-    "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
 
 namespace {
 
@@ -76,8 +126,6 @@ struct Runtime {
   StreamLayout layout;
   // Ids keep counting up across stop and start: an element never gives out one twice.
   uint64_t next_track_id = 1;
-  bool missing_meta_warned = false;
-  bool missing_descriptors_warned = false;
   bool device_descriptors_requested = false;
   // Per-phase wall-clock sums since the last GST_DEBUG summary (microseconds).
   gpusift::tracking::PhaseTimes phase_sums;
@@ -92,6 +140,29 @@ struct Runtime {
   std::unique_ptr<gpusift::tracking::TrackerWorker> worker;
 };
 
+// keypointtracker's own work behind the base class: its settings and what it does with a frame.
+class TrackerWork final : public gpusift::gst::KeypointElementWork {
+ public:
+  using KeypointElementWork::KeypointElementWork;
+  void set_property(guint id, const GValue* value) override {
+    gpusift::gst::set_tracker_property(&settings, id, value);
+  }
+  void get_property(guint id, GValue* value) const override {
+    gpusift::gst::get_tracker_property(settings, id, value);
+  }
+  bool open() override;
+  void close() override;
+  int frames_in_flight(int setting, bool upstream_live) override;
+  GstKeypointFrameStart begin(GstBuffer* buffer) override;
+  GstFlowReturn finish(GstBuffer* buffer) override;
+  void cancel() override;
+
+  TrackerSettings settings;  // object lock
+  Runtime runtime;
+  // Set by events on any thread, acted on by the streaming thread before its next frame.
+  std::atomic<bool> reset_requested{false};
+};
+
 // Frames per GST_DEBUG summary of where the time goes.
 constexpr int kTimingSummaryFrames = 500;
 
@@ -104,9 +175,9 @@ double microseconds_between(TimingClock::time_point from, TimingClock::time_poin
 struct _GstKeypointTracker {
   GstKeypointBaseTransform parent;
 
+  // The work's, for the functions below.
   TrackerSettings* settings;  // object lock
   Runtime* runtime;
-  // Set by events on any thread, acted on by the streaming thread before its next frame.
   std::atomic<bool>* reset_requested;
 };
 
@@ -122,32 +193,6 @@ GstKeypointBaseTransform* base_of(GstKeypointTracker* self) {
 
 CudaContextPointer context_of(GstKeypointTracker* self) {
   return gpusift::gst::keypoint_base_context(base_of(self));
-}
-
-// Once per stream each: without keypoints or descriptors there is nothing to track, and the
-// buffers pass as they came.
-bool check_trackable(GstKeypointTracker* self, const GstKeypointsMeta* meta) {
-  Runtime& rt = *self->runtime;
-  if (!meta) {
-    if (!rt.missing_meta_warned) {
-      rt.missing_meta_warned = true;
-      GST_ELEMENT_WARNING(self, STREAM, FORMAT, ("No keypoints to track: buffers pass untracked"),
-                          ("buffers without GstKeypointsMeta; put keypointtracker after "
-                           "gpusiftfilter (warned once per stream)"));
-    }
-    return false;
-  }
-  if (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) {
-    if (!rt.missing_descriptors_warned) {
-      rt.missing_descriptors_warned = true;
-      GST_ELEMENT_WARNING(self, STREAM, FORMAT,
-                          ("Keypoints without descriptors: buffers pass untracked"),
-                          ("set gpusiftfilter descriptor=float, uint8 or rootsift (warned once "
-                           "per stream)"));
-    }
-    return false;
-  }
-  return true;
 }
 
 void attach_meta(GstBuffer* buffer, const GstKeypointsMeta* keypoints,
@@ -166,18 +211,6 @@ void attach_meta(GstBuffer* buffer, const GstKeypointsMeta* keypoints,
   gst_buffer_add_keypoint_tracks_meta(buffer, keypoints->width, keypoints->height,
                                       reinterpret_cast<const GstKeypointTrack*>(r.tracks.data()),
                                       static_cast<guint>(r.tracks.size()), &motion);
-}
-
-void set_matrix_field(GstStructure* s, const char* name, const gpusift::tracking::Matrix3& m) {
-  GValue array = G_VALUE_INIT;
-  gst_value_array_init(&array, 9);
-  for (double entry : m) {
-    GValue value = G_VALUE_INIT;
-    g_value_init(&value, G_TYPE_DOUBLE);
-    g_value_set_double(&value, entry);
-    gst_value_array_append_and_take_value(&array, &value);
-  }
-  gst_structure_take_value(s, name, &array);
 }
 
 void post_frame_message(GstKeypointTracker* self, GstBuffer* buffer, gpusift::MotionModel model,
@@ -201,8 +234,8 @@ void post_frame_message(GstKeypointTracker* self, GstBuffer* buffer, gpusift::Mo
                     G_TYPE_UINT, static_cast<guint>(r.keyframe_matches), "keyframe-inliers",
                     G_TYPE_UINT, static_cast<guint>(r.keyframe_inliers), "processing-time-us",
                     G_TYPE_UINT64, static_cast<guint64>(elapsed_us), nullptr);
-  set_matrix_field(s, "motion", r.motion);
-  set_matrix_field(s, "cumulative", r.cumulative);
+  gpusift::gst::set_double_array_field(s, "motion", r.motion.data(), r.motion.size());
+  gpusift::gst::set_double_array_field(s, "cumulative", r.cumulative.data(), r.cumulative.size());
   gpusift::gst::keypoint_base_post_frame_message(base_of(self), s);
 }
 
@@ -254,15 +287,15 @@ bool same_layout(const StreamLayout& layout, const GstKeypointsMeta* meta) {
 
 // The first half of a frame: checks, resets, and the tracker's matching enqueued (on the worker
 // when frames are in flight). Untracked buffers (no meta, no descriptors) pass as they are.
-static GstKeypointFrameStart gst_keypoint_tracker_begin_frame(GstKeypointBaseTransform* base,
-                                                              GstBuffer* buffer) {
+GstKeypointFrameStart TrackerWork::begin(GstBuffer* buffer) {
+  GstKeypointBaseTransform* base = element_;
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(base);
   Runtime& rt = *self->runtime;
   if (self->reset_requested->exchange(false) || GST_BUFFER_IS_DISCONT(buffer))
     rt.tracker->reset();
 
-  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
-  if (!check_trackable(self, meta)) {
+  const GstKeypointsMeta* meta = gpusift::gst::keypoint_base_features_meta(base, buffer);
+  if (!meta) {
     rt.tracker->reset();
     return GST_KEYPOINT_FRAME_DONE;
   }
@@ -306,8 +339,8 @@ static GstKeypointFrameStart gst_keypoint_tracker_begin_frame(GstKeypointBaseTra
 }
 
 // The second half: the tracks, the meta, the message.
-static GstFlowReturn gst_keypoint_tracker_finish_frame(GstKeypointBaseTransform* base,
-                                                       GstBuffer* buffer) {
+GstFlowReturn TrackerWork::finish(GstBuffer* buffer) {
+  GstKeypointBaseTransform* base = element_;
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(base);
   Runtime& rt = *self->runtime;
   const FrameInFlight& f = rt.in_flight;
@@ -343,8 +376,8 @@ static GstFlowReturn gst_keypoint_tracker_finish_frame(GstKeypointBaseTransform*
 }
 
 // A flush or stop: the held frame's tracking is abandoned once its device work is done.
-static void gst_keypoint_tracker_cancel_frames(GstKeypointBaseTransform* base) {
-  Runtime& rt = *GST_KEYPOINT_TRACKER(base)->runtime;
+void TrackerWork::cancel() {
+  Runtime& rt = runtime;
   if (rt.worker) {
     try {
       rt.worker->wait();
@@ -357,22 +390,20 @@ static void gst_keypoint_tracker_cancel_frames(GstKeypointBaseTransform* base) {
 
 // Two frames on the GPU backend when upstream is not live (tracker_settings.h); a worker tracks
 // the held one.
-static int gst_keypoint_tracker_frames_in_flight(GstKeypointBaseTransform* base, int setting,
-                                                 gboolean upstream_live) {
-  Runtime& rt = *GST_KEYPOINT_TRACKER(base)->runtime;
+int TrackerWork::frames_in_flight(int setting, bool upstream_live) {
+  Runtime& rt = runtime;
   const int frames = gpusift::gst::frames_in_flight_for(
-      setting, gpusift::gst::keypoint_base_backend(base), upstream_live);
+      setting, gpusift::gst::keypoint_base_backend(element_), upstream_live);
   if (frames > 1 && !rt.worker)
     rt.worker = std::make_unique<gpusift::tracking::TrackerWorker>();
   return frames;
 }
 
 // The matchers and the tracker on the backend the base class resolved.
-static gboolean gst_keypoint_tracker_open(GstKeypointBaseTransform* base) {
+bool TrackerWork::open() {
+  GstKeypointBaseTransform* base = element_;
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(base);
   Runtime& rt = *self->runtime;
-  rt.missing_meta_warned = false;
-  rt.missing_descriptors_warned = false;
   rt.device_descriptors_requested = false;
   rt.layout = StreamLayout{};
   self->reset_requested->store(false);
@@ -388,13 +419,13 @@ static gboolean gst_keypoint_tracker_open(GstKeypointBaseTransform* base) {
         rt.matcher.get(), rt.next_track_id, rt.keyframe_matcher.get());
   } catch (const gpusift::Error& error) {
     gpusift::gst::keypoint_base_post_error(base, error);
-    return FALSE;
+    return false;
   }
-  return TRUE;
+  return true;
 }
 
-static void gst_keypoint_tracker_close(GstKeypointBaseTransform* base) {
-  Runtime& rt = *GST_KEYPOINT_TRACKER(base)->runtime;
+void TrackerWork::close() {
+  Runtime& rt = runtime;
   rt.worker.reset();  // after the frame in hand, so that the tracker is free below
   if (rt.tracker) {
     rt.tracker->cancel();
@@ -419,9 +450,7 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
   GstKeypointTracker* self = GST_KEYPOINT_TRACKER(trans);
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_STREAM_START:
-      // A new stream: warn again about what it lacks, ask again for device descriptors.
-      self->runtime->missing_meta_warned = false;
-      self->runtime->missing_descriptors_warned = false;
+      // A new stream: ask again for device descriptors.
       self->runtime->device_descriptors_requested = false;
       request_reset(self, "stream start");
       break;
@@ -441,67 +470,35 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
   return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->sink_event(trans, event);
 }
 
-static void gst_keypoint_tracker_set_element_property(GstKeypointBaseTransform* base, guint id,
-                                                      const GValue* value, GParamSpec* pspec) {
-  (void)pspec;
-  gpusift::gst::set_tracker_property(GST_KEYPOINT_TRACKER(base)->settings, id, value);
-}
-
-static void gst_keypoint_tracker_get_element_property(GstKeypointBaseTransform* base, guint id,
-                                                      GValue* value, GParamSpec* pspec) {
-  (void)pspec;
-  gpusift::gst::get_tracker_property(*GST_KEYPOINT_TRACKER(base)->settings, id, value);
-}
-
-static void gst_keypoint_tracker_finalize(GObject* object) {
-  GstKeypointTracker* self = GST_KEYPOINT_TRACKER(object);
-  delete self->runtime;
-  delete self->settings;
-  delete self->reset_requested;
-  G_OBJECT_CLASS(gst_keypoint_tracker_parent_class)->finalize(object);
-}
-
 static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {
-  GObjectClass* gobject_class = G_OBJECT_CLASS(klass);
-  GstElementClass* element_class = GST_ELEMENT_CLASS(klass);
+  gpusift::gst::KeypointElementClassInfo info{};
+  info.name = "keypointtracker";
+  info.longname = "Keypoint tracker";
+  info.description =
+      "Matches each frame's keypoints (GstKeypointsMeta) to the previous frame's and fits the "
+      "camera motion by RANSAC; attaches to each buffer a GstKeypointTracksMeta (a track id per "
+      "keypoint and the frame's camera motion). Pixels pass unchanged";
+  info.backend_blurb = "Where matching and RANSAC run; auto takes the GPU when one is usable";
+  info.work = "matching keypoints";
+  info.frames_in_flight_blurb = gpusift::gst::kTrackerFramesInFlightBlurb;
+  info.begin_before_finish = false;  // one worker: the held frame finishes first
+  info.verb = "track";
+  info.untouched = "untracked";
+  info.sink_template = &gpusift::gst::kMetaOnlySinkTemplate;
+  info.src_template = &gpusift::gst::kMetaOnlySrcTemplate;
+  gpusift::gst::keypoint_base_class_init(GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass), info);
+  gpusift::gst::install_tracker_properties(G_OBJECT_CLASS(klass));
+
   GstBaseTransformClass* trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  GstKeypointBaseTransformClass* base_class = GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass);
-
-  gobject_class->finalize = gst_keypoint_tracker_finalize;
-  base_class->frame_message_name = "keypointtracker";
-  base_class->backend_blurb =
-      "Where matching and RANSAC run; auto takes the GPU when one is usable";
-  base_class->work_description = "matching keypoints";
-  gpusift::gst::keypoint_base_install_properties(base_class);
-  gpusift::gst::install_tracker_properties(gobject_class);
-  gpusift::gst::keypoint_base_install_frames_in_flight(base_class,
-                                                       gpusift::gst::kTrackerFramesInFlightBlurb);
-
-  gst_element_class_set_static_metadata(
-      element_class, "Keypoint tracker", "Filter/Analyzer/Video",
-      "Matches each frame's keypoints (GstKeypointsMeta) to the previous frame's, estimates the "
-      "camera motion and attaches track ids and motion as GstKeypointTracksMeta",
-      "gpusift developers");
-  gst_element_class_add_static_pad_template(element_class, &sink_template);
-  gst_element_class_add_static_pad_template(element_class, &src_template);
-
   trans_class->set_caps = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR(gst_keypoint_tracker_sink_event);
-  base_class->open = gst_keypoint_tracker_open;
-  base_class->close = gst_keypoint_tracker_close;
-  base_class->frames_in_flight = gst_keypoint_tracker_frames_in_flight;
-  base_class->begin_frame = gst_keypoint_tracker_begin_frame;
-  base_class->finish_frame = gst_keypoint_tracker_finish_frame;
-  base_class->cancel_frames = gst_keypoint_tracker_cancel_frames;
-  base_class->begin_before_finish = FALSE;
-  base_class->set_element_property = gst_keypoint_tracker_set_element_property;
-  base_class->get_element_property = gst_keypoint_tracker_get_element_property;
-
   GST_DEBUG_CATEGORY_INIT(gst_keypoint_tracker_debug, "keypointtracker", 0, "keypointtracker");
 }
 
 static void gst_keypoint_tracker_init(GstKeypointTracker* self) {
-  self->settings = new TrackerSettings();
-  self->runtime = new Runtime();
-  self->reset_requested = new std::atomic<bool>(false);
+  auto* work = new TrackerWork(GST_KEYPOINT_BASE_TRANSFORM(self));
+  self->settings = &work->settings;
+  self->runtime = &work->runtime;
+  self->reset_requested = &work->reset_requested;
+  gpusift::gst::keypoint_base_set_work(GST_KEYPOINT_BASE_TRANSFORM(self), work);
 }

@@ -4,6 +4,8 @@
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointtracksmeta.h>
 
+#include "base/static_enum.h"
+
 namespace gpusift::gst {
 
 namespace {
@@ -29,9 +31,7 @@ GType motion_model_enum_type() {
       {GST_KEYPOINT_MOTION_MODEL_HOMOGRAPHY, "Homography (8)", "homography"},
       {0, nullptr, nullptr},
   };
-  if (g_once_init_enter(&type))
-    g_once_init_leave(&type, g_enum_register_static("GstKeypointTrackerMotionModel", values));
-  return type;
+  return static_enum_type(&type, "GstKeypointTrackerMotionModel", values);
 }
 
 constexpr GParamFlags kAnyState = static_cast<GParamFlags>(
