@@ -9,6 +9,7 @@
 
 #include "base/element_cuda_objects.h"
 #include "base/frame_latency.h"
+#include "base/property_field.h"
 #include "base/static_enum.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -20,9 +21,7 @@ GST_DEBUG_CATEGORY_STATIC(gst_keypoint_base_transform_debug);
 #define GST_CAT_DEFAULT gst_keypoint_base_transform_debug
 
 using gpusift::Backend;
-using gpusift::gst::BaseSettings;
-using gpusift::gst::CudaContextScope;
-using gpusift::gst::kKeypointBasePropertyIds;
+using namespace gpusift::gst;  // NOLINT: this file implements gpusift::gst's base class
 
 namespace {
 
@@ -81,23 +80,26 @@ GstStaticPadTemplate kMetaOnlySinkTemplate = GST_STATIC_PAD_TEMPLATE(
 GstStaticPadTemplate kMetaOnlySrcTemplate = GST_STATIC_PAD_TEMPLATE(
     "src", GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS("video/x-raw(ANY)"));
 
+namespace {
+
+// The base's properties, each with the field that holds it (the same ids on every subclass).
+PropertyTable<BaseSettings>& base_properties() {
+  static PropertyTable<BaseSettings> table;
+  return table;
+}
+
+}  // namespace
+
 GType backend_enum_type() {
-  static GType type = 0;
-  static const GEnumValue values[] = {
-      {static_cast<gint>(Backend::kAuto), "CUDA when a GPU is present, else the CPU", "auto"},
-      {static_cast<gint>(Backend::kCuda), "CUDA (error without a GPU)", "cuda"},
-      {static_cast<gint>(Backend::kCpu), "CPU reference", "cpu"},
-      {0, nullptr, nullptr},
-  };
-  return static_enum_type(&type, "GstGpusiftBackend", values);
+  return static_enum_type<Backend>(
+      "GstGpusiftBackend", {
+                               {Backend::kAuto, "CUDA when a GPU is present, else the CPU", "auto"},
+                               {Backend::kCuda, "CUDA (error without a GPU)", "cuda"},
+                               {Backend::kCpu, "CPU reference", "cpu"},
+                           });
 }
 
 namespace {
-
-constexpr GParamFlags kAnyState = static_cast<GParamFlags>(
-    G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
-constexpr GParamFlags kReadyOnly =
-    static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
 
 // Resolves `auto`: the GPU when a CUDA context can be had (the neighbours' GstCudaContext, or a
 // new one on the device), else the CPU. backend=cuda without one posts RESOURCE NOT_FOUND.
@@ -276,28 +278,29 @@ void keypoint_base_class_init(GstKeypointBaseTransformClass* klass,
   // which hand the subclass's own properties to its KeypointElementWork.
   gobject_class->set_property = gst_keypoint_base_transform_set_property;
   gobject_class->get_property = gst_keypoint_base_transform_get_property;
-  g_object_class_install_property(
-      gobject_class, kPropBackend,
-      g_param_spec_enum("backend", "Backend", info.backend_blurb, backend_enum_type(),
-                        static_cast<gint>(Backend::kAuto), kReadyOnly));
-  g_object_class_install_property(
-      gobject_class, kPropCudaDeviceId,
-      g_param_spec_int("cuda-device-id", "CUDA device id",
-                       "CUDA device to use; -1 takes the neighbours' context or device 0", -1,
-                       G_MAXINT, -1, kReadyOnly));
+  PropertyTable<BaseSettings>& table = base_properties();
+  table.install(gobject_class, kPropBackend,
+                g_param_spec_enum("backend", "Backend", info.backend_blurb, backend_enum_type(),
+                                  static_cast<gint>(Backend::kAuto), kReadyOnly),
+                [](BaseSettings& s) { return PropertyField(&s.backend); });
+  table.install(gobject_class, kPropCudaDeviceId,
+                g_param_spec_int("cuda-device-id", "CUDA device id",
+                                 "CUDA device to use; -1 takes the neighbours' context or device 0",
+                                 -1, G_MAXINT, -1, kReadyOnly),
+                [](BaseSettings& s) { return PropertyField(&s.cuda_device_id); });
   gchar* blurb = g_strdup_printf("Post a \"%s\" element message for every frame", info.name);
-  g_object_class_install_property(
-      gobject_class, kPropPostMessages,
-      g_param_spec_boolean(
-          "post-messages", "Post messages", blurb, FALSE,
-          static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_NAME | G_PARAM_STATIC_NICK |
-                                   GST_PARAM_MUTABLE_PLAYING)));
+  table.install(gobject_class, kPropPostMessages,
+                g_param_spec_boolean(
+                    "post-messages", "Post messages", blurb, FALSE,
+                    static_cast<GParamFlags>(G_PARAM_READWRITE | G_PARAM_STATIC_NAME |
+                                             G_PARAM_STATIC_NICK | GST_PARAM_MUTABLE_PLAYING)),
+                [](BaseSettings& s) { return PropertyField(&s.post_messages); });
   g_free(blurb);
   if (info.frames_in_flight_blurb)
-    g_object_class_install_property(
-        gobject_class, kPropMaxFramesInFlight,
-        g_param_spec_int("max-frames-in-flight", "Max frames in flight",
-                         info.frames_in_flight_blurb, 0, 2, 0, kReadyOnly));
+    table.install(gobject_class, kPropMaxFramesInFlight,
+                  g_param_spec_int("max-frames-in-flight", "Max frames in flight",
+                                   info.frames_in_flight_blurb, 0, 2, 0, kReadyOnly),
+                  [](BaseSettings& s) { return PropertyField(&s.max_frames_in_flight); });
 }
 
 void keypoint_base_set_work(GstKeypointBaseTransform* self, KeypointElementWork* work) {
@@ -452,8 +455,6 @@ GstBuffer* keypoint_base_take_oldest_held(GstKeypointBaseTransform* self) {
 
 }  // namespace gpusift::gst
 
-using namespace gpusift::gst;  // NOLINT: the GObject functions below use the helpers above
-
 namespace {
 
 void release(GstKeypointBaseTransform* self) {
@@ -599,57 +600,25 @@ static gboolean gst_keypoint_base_transform_query(GstBaseTransform* trans,
 static void gst_keypoint_base_transform_set_property(GObject* object, guint id, const GValue* value,
                                                      GParamSpec* pspec) {
   GstKeypointBaseTransform* self = GST_KEYPOINT_BASE_TRANSFORM(object);
-  BaseSettings& s = *PRIV(self)->settings;
   GST_OBJECT_LOCK(self);
-  switch (id) {
-    case kPropBackend:
-      s.backend = static_cast<Backend>(g_value_get_enum(value));
-      break;
-    case kPropCudaDeviceId:
-      s.cuda_device_id = g_value_get_int(value);
-      break;
-    case kPropPostMessages:
-      s.post_messages = g_value_get_boolean(value);
-      break;
-    case kPropMaxFramesInFlight:
-      s.max_frames_in_flight = g_value_get_int(value);
-      break;
-    default:
-      if (id < kKeypointBasePropertyIds)
-        WORK(self).set_property(id, value);
-      else
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-      break;
-  }
+  if (id >= kKeypointBasePropertyIds)
+    base_properties().set(PRIV(self)->settings, id, value);
+  else
+    WORK(self).set_property(id, value);
   GST_OBJECT_UNLOCK(self);
+  (void)pspec;
 }
 
 static void gst_keypoint_base_transform_get_property(GObject* object, guint id, GValue* value,
                                                      GParamSpec* pspec) {
   GstKeypointBaseTransform* self = GST_KEYPOINT_BASE_TRANSFORM(object);
-  const BaseSettings& s = *PRIV(self)->settings;
   GST_OBJECT_LOCK(self);
-  switch (id) {
-    case kPropBackend:
-      g_value_set_enum(value, static_cast<gint>(s.backend));
-      break;
-    case kPropCudaDeviceId:
-      g_value_set_int(value, s.cuda_device_id);
-      break;
-    case kPropPostMessages:
-      g_value_set_boolean(value, s.post_messages);
-      break;
-    case kPropMaxFramesInFlight:
-      g_value_set_int(value, s.max_frames_in_flight);
-      break;
-    default:
-      if (id < kKeypointBasePropertyIds)
-        WORK(self).get_property(id, value);
-      else
-        G_OBJECT_WARN_INVALID_PROPERTY_ID(object, id, pspec);
-      break;
-  }
+  if (id >= kKeypointBasePropertyIds)
+    base_properties().get(*PRIV(self)->settings, id, value);
+  else
+    WORK(self).get_property(id, value);
   GST_OBJECT_UNLOCK(self);
+  (void)pspec;
 }
 
 static void gst_keypoint_base_transform_finalize(GObject* object) {

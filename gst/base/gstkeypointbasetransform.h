@@ -103,23 +103,57 @@ class KeypointElementWork {
   GstKeypointBaseTransform* const element_;
 };
 
-// What keypoint_base_class_init sets up for a subclass.
+// Pads for elements that read only metas, never pixels: any video, in any memory.
+extern GstStaticPadTemplate kMetaOnlySinkTemplate;
+extern GstStaticPadTemplate kMetaOnlySrcTemplate;
+
+// What keypoint_base_class_init sets up for a subclass: who it is, then what it does besides.
 struct KeypointElementClassInfo {
-  const char* name;  // the element's name, which its per-frame messages take
+  // name: the element's, which its per-frame messages take; description: what it adds to each
+  // buffer; backend_blurb: "Where ... run; auto ..."; work: completes error texts ("extracting
+  // features").
+  KeypointElementClassInfo(const char* name, const char* longname, const char* description,
+                           const char* backend_blurb, const char* work)
+      : name(name),
+        longname(longname),
+        description(description),
+        backend_blurb(backend_blurb),
+        work(work) {}
+  // The element's pads.
+  KeypointElementClassInfo& with_pads(GstStaticPadTemplate* sink, GstStaticPadTemplate* src) {
+    sink_template = sink, src_template = src;
+    return *this;
+  }
+  // It reads GstKeypointsMeta's descriptors, never pixels (any video caps): what it does with
+  // them ("track") and what becomes of a buffer without them ("untracked").
+  KeypointElementClassInfo& reading_descriptors(const char* what, const char* without) {
+    verb = what, untouched = without;
+    return with_pads(&kMetaOnlySinkTemplate, &kMetaOnlySrcTemplate);
+  }
+  // It holds frames back (max-frames-in-flight, with this blurb); `next_first`: the next frame
+  // begins before the held one finishes (KeypointElementWork::frames_in_flight).
+  KeypointElementClassInfo& holding_frames(const char* blurb, bool next_first) {
+    frames_in_flight_blurb = blurb, begin_before_finish = next_first;
+    return *this;
+  }
+  // The first element of a pipeline warns when backend=auto finds no GPU; the others only log.
+  KeypointElementClassInfo& warning_without_gpu() {
+    warn_cpu_fallback = true;
+    return *this;
+  }
+
+  const char* name;
   const char* longname;
-  const char* description;    // what the element adds to each buffer
-  const char* backend_blurb;  // "Where ... run; auto ..."
-  const char* work;           // "extracting features", "matching keypoints"
-  // For elements that read descriptors from GstKeypointsMeta (keypoint_base_features_meta):
-  // what they do ("track") and what becomes of a buffer without them ("untracked").
-  const char* verb;
-  const char* untouched;
-  bool warn_cpu_fallback;  // the first element of a pipeline warns when auto finds no GPU
-  // Non-null: the element holds frames back; max-frames-in-flight is installed with this blurb.
-  const char* frames_in_flight_blurb;
-  bool begin_before_finish;
-  GstStaticPadTemplate* sink_template;
-  GstStaticPadTemplate* src_template;
+  const char* description;
+  const char* backend_blurb;
+  const char* work;
+  const char* verb = nullptr;
+  const char* untouched = nullptr;
+  const char* frames_in_flight_blurb = nullptr;  // null: max-frames-in-flight is not installed
+  bool begin_before_finish = false;
+  bool warn_cpu_fallback = false;
+  GstStaticPadTemplate* sink_template = nullptr;
+  GstStaticPadTemplate* src_template = nullptr;
 };
 
 // In the subclass's class_init, first: the element's metadata and pads, and the base's
@@ -148,10 +182,6 @@ Backend keypoint_base_backend(GstKeypointBaseTransform* self);
 int keypoint_base_device_id(GstKeypointBaseTransform* self);
 // The element's CUDA context (null on the CPU backend, or without gstreamer-cuda).
 CudaContextPointer keypoint_base_context(GstKeypointBaseTransform* self);
-
-// Pads for elements that read only metas, never pixels: any video, in any memory.
-extern GstStaticPadTemplate kMetaOnlySinkTemplate;
-extern GstStaticPadTemplate kMetaOnlySrcTemplate;
 
 // The buffer's GstKeypointsMeta when it carries descriptors; else null, and a warning once per
 // stream (the buffer then passes as it came).

@@ -8,16 +8,15 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/gst.h>
 
+#include "base/non_copyable.h"
 #include "gpusift/cuda_sift.h"
 
 namespace gpusift::gst {
 
-class DeviceDescriptorCopies {
+class DeviceDescriptorCopies : NonCopyable {
  public:
   DeviceDescriptorCopies() = default;
   ~DeviceDescriptorCopies() { release(); }
-  DeviceDescriptorCopies(const DeviceDescriptorCopies&) = delete;
-  DeviceDescriptorCopies& operator=(const DeviceDescriptorCopies&) = delete;
 
   // With `context` pushed. False, attaching nothing, without descriptors or device memory.
   bool attach(GstCudaContext* context, const DeviceFeatures& features, GstBuffer* buffer);

@@ -612,24 +612,24 @@ static gboolean gst_gpusift_filter_src_event(GstBaseTransform* trans, GstEvent* 
   return GST_BASE_TRANSFORM_CLASS(gst_gpusift_filter_parent_class)->src_event(trans, event);
 }
 
+// What the element adds to each buffer (gst-inspect's description).
+static const char kDescription[] =
+    "Detects SIFT or SURF keypoints and computes their descriptors on NVIDIA GPUs (CUDA) or the "
+    "CPU, and attaches them to each buffer as a GstKeypointsMeta (keypoints and descriptors); "
+    "for a keypointtracker on the GPU that asks, also a copy of the descriptors in device "
+    "memory. Pixels pass unchanged";
+
 static void gst_gpusift_filter_class_init(GstGpusiftFilterClass* klass) {
-  gpusift::gst::KeypointElementClassInfo info{};
-  info.name = "gpusiftfilter";
-  info.longname = "SIFT and SURF feature extractor";
-  info.description =
-      "Detects SIFT or SURF keypoints and computes their descriptors on NVIDIA GPUs (CUDA) or the "
-      "CPU, and attaches them to each buffer as a GstKeypointsMeta (keypoints and descriptors); "
-      "for a keypointtracker on the GPU that asks, also a copy of the descriptors in device "
-      "memory. Pixels pass unchanged";
-  info.backend_blurb =
-      "Where features are computed; auto falls back to the CPU with a warning when no GPU is "
-      "usable";
-  info.work = "extracting features";
-  info.warn_cpu_fallback = true;
-  info.frames_in_flight_blurb = gpusift::gst::kFilterFramesInFlightBlurb;
-  info.begin_before_finish = true;  // the GPU works on the next frame while the held one finishes
-  info.sink_template = &sink_template;
-  info.src_template = &src_template;
+  const auto info =
+      gpusift::gst::KeypointElementClassInfo(
+          "gpusiftfilter", "SIFT and SURF feature extractor", kDescription,
+          "Where features are computed; auto falls back to the CPU with a warning when no GPU "
+          "is usable",
+          "extracting features")
+          .with_pads(&sink_template, &src_template)
+          // The GPU extracts the next frame while the held one's results come back.
+          .holding_frames(gpusift::gst::kFilterFramesInFlightBlurb, true)
+          .warning_without_gpu();
   gpusift::gst::keypoint_base_class_init(GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass), info);
   gpusift::gst::install_filter_properties(G_OBJECT_CLASS(klass));
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <deque>
 
+#include "base/non_copyable.h"
 #include "gpusift/frame.h"
 
 #ifdef GPUSIFT_HAVE_NVMM
@@ -30,12 +31,10 @@ struct FrameMapping {
   void unmap();
 };
 
-class MappedFrames {
+class MappedFrames : NonCopyable {
  public:
   MappedFrames() = default;
   ~MappedFrames() { drop_all(); }
-  MappedFrames(const MappedFrames&) = delete;
-  MappedFrames& operator=(const MappedFrames&) = delete;
 
   bool empty() const { return frames_.empty(); }
   size_t size() const { return frames_.size(); }

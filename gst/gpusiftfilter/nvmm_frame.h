@@ -10,6 +10,7 @@
 #include <string>
 
 #include "base/cuda_context_scope.h"
+#include "base/non_copyable.h"
 #include "gpusift/frame.h"
 
 #define GPUSIFT_CAPS_FEATURE_MEMORY_NVMM "memory:NVMM"
@@ -27,12 +28,10 @@ struct NvmmCudaTarget {
 
 // Holds the mapping and the CUDA registration until release() or destruction, which must come
 // only once the extractor no longer reads the pixels (after extract(), collect() or cancel()).
-class NvmmFrame {
+class NvmmFrame : NonCopyable {
  public:
   NvmmFrame() = default;
   ~NvmmFrame() { release(); }
-  NvmmFrame(const NvmmFrame&) = delete;
-  NvmmFrame& operator=(const NvmmFrame&) = delete;
 
   // Maps `buffer`, a memory:NVMM frame of `info` (NV12, RGBA or GRAY8), for reading on `target`
   // (null when the stream runs on the CPU backend, which cannot read it). Empty on success, with

@@ -458,23 +458,21 @@ GstKeypointFrameStart MatcherWork::begin(GstBuffer* buffer) {
   return GST_KEYPOINT_FRAME_DONE;
 }
 
+// What the element adds to each buffer (gst-inspect's description).
+static const char kDescription[] =
+    "Finds a known planar object (a reference image or features file) in every frame by "
+    "matching its keypoints to the frame's (GstKeypointsMeta) and fitting a homography; where "
+    "the object is found, attaches to the buffer a GstVideoRegionOfInterestMeta (its bounding "
+    "box) and a GstKeypointObjectMeta (its corners and homography). Pixels pass unchanged";
+
 static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
-  gpusift::gst::KeypointElementClassInfo info{};
-  info.name = "keypointmatcher";
-  info.longname = "Keypoint object matcher";
-  info.description =
-      "Finds a known planar object (a reference image or features file) in every frame by "
-      "matching its keypoints to the frame's (GstKeypointsMeta) and fitting a homography; where "
-      "the object is found, attaches to the buffer a GstVideoRegionOfInterestMeta (its bounding "
-      "box) and a GstKeypointObjectMeta (its corners and homography). Pixels pass unchanged";
-  info.backend_blurb =
-      "Where matching, RANSAC and the reference's features run; auto takes the GPU when one is "
-      "usable";
-  info.work = "matching keypoints";
-  info.verb = "match";
-  info.untouched = "unsearched";
-  info.sink_template = &gpusift::gst::kMetaOnlySinkTemplate;
-  info.src_template = &gpusift::gst::kMetaOnlySrcTemplate;
+  const auto info =
+      gpusift::gst::KeypointElementClassInfo(
+          "keypointmatcher", "Keypoint object matcher", kDescription,
+          "Where matching, RANSAC and the reference's features run; auto takes the GPU when one "
+          "is usable",
+          "matching keypoints")
+          .reading_descriptors("match", "unsearched");
   gpusift::gst::keypoint_base_class_init(GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass), info);
   gpusift::gst::install_matcher_properties(G_OBJECT_CLASS(klass));
 

@@ -470,22 +470,20 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
   return GST_BASE_TRANSFORM_CLASS(gst_keypoint_tracker_parent_class)->sink_event(trans, event);
 }
 
+// What the element adds to each buffer (gst-inspect's description).
+static const char kDescription[] =
+    "Matches each frame's keypoints (GstKeypointsMeta) to the previous frame's and fits the "
+    "camera motion by RANSAC; attaches to each buffer a GstKeypointTracksMeta (a track id per "
+    "keypoint and the frame's camera motion). Pixels pass unchanged";
+
 static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {
-  gpusift::gst::KeypointElementClassInfo info{};
-  info.name = "keypointtracker";
-  info.longname = "Keypoint tracker";
-  info.description =
-      "Matches each frame's keypoints (GstKeypointsMeta) to the previous frame's and fits the "
-      "camera motion by RANSAC; attaches to each buffer a GstKeypointTracksMeta (a track id per "
-      "keypoint and the frame's camera motion). Pixels pass unchanged";
-  info.backend_blurb = "Where matching and RANSAC run; auto takes the GPU when one is usable";
-  info.work = "matching keypoints";
-  info.frames_in_flight_blurb = gpusift::gst::kTrackerFramesInFlightBlurb;
-  info.begin_before_finish = false;  // one worker: the held frame finishes first
-  info.verb = "track";
-  info.untouched = "untracked";
-  info.sink_template = &gpusift::gst::kMetaOnlySinkTemplate;
-  info.src_template = &gpusift::gst::kMetaOnlySrcTemplate;
+  const auto info = gpusift::gst::KeypointElementClassInfo(
+                        "keypointtracker", "Keypoint tracker", kDescription,
+                        "Where matching and RANSAC run; auto takes the GPU when one is usable",
+                        "matching keypoints")
+                        .reading_descriptors("track", "untracked")
+                        // One worker: the held frame finishes before the next begins.
+                        .holding_frames(gpusift::gst::kTrackerFramesInFlightBlurb, false);
   gpusift::gst::keypoint_base_class_init(GST_KEYPOINT_BASE_TRANSFORM_CLASS(klass), info);
   gpusift::gst::install_tracker_properties(G_OBJECT_CLASS(klass));
 

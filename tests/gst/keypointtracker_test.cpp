@@ -548,7 +548,8 @@ TEST(KeypointTracker, CudaBackendWithoutAGpuFailsToStart) {
 }
 
 // A GPU tracker asks gpusiftfilter for device copies of the descriptors with this upstream event
-// (gst/keypoints/gstkeypointsdevicemeta.c); the filter takes it, and on the CPU backend has none to give.
+// (gst/keypoints/gstkeypointsdevicemeta.c); the filter takes it, and on the CPU backend has none to
+// give.
 TEST(KeypointTracker, GpusiftfilterTakesTheDeviceDescriptorRequest) {
   GstHarness* h = element_harness("gpusiftfilter", "backend=cpu");
   gst_harness_set_src_caps_str(h, "video/x-raw,format=GRAY8,width=64,height=48,framerate=30/1");
