@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "gstkeypointtracksmeta.h"
+#include "gstkeypointstracksmeta.h"
 
 #include <math.h>
 #include <string.h>
