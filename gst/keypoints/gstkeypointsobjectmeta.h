@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstKeypointObjectMeta: a known planar object found in a video frame by keypoint matching.
+/* GstKeypointsObjectMeta: a known planar object found in a video frame by keypoint matching.
  *
  * keypointmatcher attaches one per frame in which it finds its reference, beside the
  * GstVideoRegionOfInterestMeta of the same detection. The homography maps a pixel of the
@@ -10,8 +10,8 @@
  * are in the width x height space, which scalers keep equal to the frame's size.
  *
  * Several matchers in a row (one per object) add one meta each: tell them apart by label
- * (gst_buffer_get_keypoint_object_meta_by_label()) or iterate all with
- * gst_buffer_iterate_meta_filtered (buffer, &state, GST_KEYPOINT_OBJECT_META_API_TYPE).
+ * (gst_buffer_get_keypoints_object_meta_by_label()) or iterate all with
+ * gst_buffer_iterate_meta_filtered (buffer, &state, GST_KEYPOINTS_OBJECT_META_API_TYPE).
  */
 #pragma once
 
@@ -21,7 +21,7 @@
 G_BEGIN_DECLS
 
 /**
- * GstKeypointObjectMeta:
+ * GstKeypointsObjectMeta:
  * @meta: the parent #GstMeta
  * @label: the object's label (keypointmatcher's label property) as a quark
  * @width: width of the coordinate space of @corners and @homography
@@ -48,26 +48,26 @@ typedef struct {
   gdouble homography[9];
   guint matches;
   guint inliers;
-} GstKeypointObjectMeta;
+} GstKeypointsObjectMeta;
 
 /**
- * gst_keypoint_object_meta_api_get_type:
+ * gst_keypoints_object_meta_api_get_type:
  *
  * Returns: the #GType of the keypoint object meta API.
  */
-GType gst_keypoint_object_meta_api_get_type(void);
-#define GST_KEYPOINT_OBJECT_META_API_TYPE (gst_keypoint_object_meta_api_get_type())
+GType gst_keypoints_object_meta_api_get_type(void);
+#define GST_KEYPOINTS_OBJECT_META_API_TYPE (gst_keypoints_object_meta_api_get_type())
 
 /**
- * gst_keypoint_object_meta_get_info:
+ * gst_keypoints_object_meta_get_info:
  *
- * Returns: (transfer none): the #GstMetaInfo of #GstKeypointObjectMeta.
+ * Returns: (transfer none): the #GstMetaInfo of #GstKeypointsObjectMeta.
  */
-const GstMetaInfo* gst_keypoint_object_meta_get_info(void);
-#define GST_KEYPOINT_OBJECT_META_INFO (gst_keypoint_object_meta_get_info())
+const GstMetaInfo* gst_keypoints_object_meta_get_info(void);
+#define GST_KEYPOINTS_OBJECT_META_INFO (gst_keypoints_object_meta_get_info())
 
 /**
- * gst_buffer_add_keypoint_object_meta:
+ * gst_buffer_add_keypoints_object_meta:
  * @buffer: a writable #GstBuffer
  * @label: the object's label, not empty
  * @width: width of the frame's coordinate space, > 0
@@ -83,36 +83,122 @@ const GstMetaInfo* gst_keypoint_object_meta_get_info(void);
  *
  * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
  */
-GstKeypointObjectMeta* gst_buffer_add_keypoint_object_meta(
+GstKeypointsObjectMeta* gst_buffer_add_keypoints_object_meta(
     GstBuffer* buffer, const gchar* label, guint width, guint height, guint reference_width,
     guint reference_height, const gdouble* homography, guint matches, guint inliers);
 
 /**
- * gst_buffer_get_keypoint_object_meta:
+ * gst_buffer_get_keypoints_object_meta:
  * @buffer: a #GstBuffer
  *
  * Returns: (transfer none) (nullable): the first keypoint object meta of @buffer, %NULL when it
  *   has none. It lives as long as @buffer keeps it.
  */
-GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer);
+GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta(GstBuffer* buffer);
 
 /**
- * gst_buffer_get_keypoint_object_meta_by_label:
+ * gst_buffer_get_keypoints_object_meta_by_label:
  * @buffer: a #GstBuffer
  * @label: an object's label
  *
  * Returns: (transfer none) (nullable): the first keypoint object meta of @buffer with @label,
  *   %NULL when it has none.
  */
-GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* buffer,
-                                                                    const gchar* label);
+GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta_by_label(GstBuffer* buffer,
+                                                                      const gchar* label);
 
 /**
- * gst_keypoint_object_meta_get_label:
- * @meta: a #GstKeypointObjectMeta
+ * gst_keypoints_object_meta_get_label:
+ * @meta: a #GstKeypointsObjectMeta
  *
  * Returns: (transfer none): the object's label.
  */
-const gchar* gst_keypoint_object_meta_get_label(const GstKeypointObjectMeta* meta);
+const gchar* gst_keypoints_object_meta_get_label(const GstKeypointsObjectMeta* meta);
+
+/* Compatibility: the names from before the object meta joined the GstKeypoints family
+ * (GstKeypointObjectMeta, gst_keypoint_object_meta_*, gst_buffer_add_keypoint_object_meta, ...).
+ * Applications built against them still compile and link: the type is an alias, the macros
+ * expand to the old functions, and those are exported wrappers of the new ones that reach the
+ * same metas. Bindings see only the new names: the old ones are left out of the introspection
+ * data (skip). */
+
+/**
+ * GstKeypointObjectMeta: (skip)
+ *
+ * The former name of #GstKeypointsObjectMeta.
+ */
+typedef GstKeypointsObjectMeta GstKeypointObjectMeta;
+
+/**
+ * gst_keypoint_object_meta_api_get_type: (skip)
+ *
+ * Returns: the #GType of the keypoint object meta API, as
+ *   gst_keypoints_object_meta_api_get_type().
+ */
+GType gst_keypoint_object_meta_api_get_type(void);
+#define GST_KEYPOINT_OBJECT_META_API_TYPE (gst_keypoint_object_meta_api_get_type())
+
+/**
+ * gst_keypoint_object_meta_get_info: (skip)
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GstKeypointsObjectMeta, as
+ *   gst_keypoints_object_meta_get_info().
+ */
+const GstMetaInfo* gst_keypoint_object_meta_get_info(void);
+#define GST_KEYPOINT_OBJECT_META_INFO (gst_keypoint_object_meta_get_info())
+
+/**
+ * gst_buffer_add_keypoint_object_meta: (skip)
+ * @buffer: a writable #GstBuffer
+ * @label: the object's label, not empty
+ * @width: width of the frame's coordinate space, > 0
+ * @height: height of the frame's coordinate space, > 0
+ * @reference_width: width of the reference image, > 0
+ * @reference_height: height of the reference image, > 0
+ * @homography: (array fixed-size=9): reference to frame, row-major
+ * @matches: descriptor matches
+ * @inliers: matches consistent with @homography, at most @matches
+ *
+ * As gst_buffer_add_keypoints_object_meta().
+ *
+ * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
+ */
+GstKeypointsObjectMeta* gst_buffer_add_keypoint_object_meta(
+    GstBuffer* buffer, const gchar* label, guint width, guint height, guint reference_width,
+    guint reference_height, const gdouble* homography, guint matches, guint inliers);
+
+/**
+ * gst_buffer_get_keypoint_object_meta: (skip)
+ * @buffer: a #GstBuffer
+ *
+ * As gst_buffer_get_keypoints_object_meta().
+ *
+ * Returns: (transfer none) (nullable): the first keypoint object meta of @buffer, %NULL when it
+ *   has none.
+ */
+GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer);
+
+/**
+ * gst_buffer_get_keypoint_object_meta_by_label: (skip)
+ * @buffer: a #GstBuffer
+ * @label: an object's label
+ *
+ * As gst_buffer_get_keypoints_object_meta_by_label().
+ *
+ * Returns: (transfer none) (nullable): the first keypoint object meta of @buffer with @label,
+ *   %NULL when it has none.
+ */
+GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* buffer,
+                                                                     const gchar* label);
+
+/**
+ * gst_keypoint_object_meta_get_label: (skip)
+ * @meta: a #GstKeypointsObjectMeta
+ *
+ * As gst_keypoints_object_meta_get_label().
+ *
+ * Returns: (transfer none): the object's label.
+ */
+const gchar* gst_keypoint_object_meta_get_label(const GstKeypointsObjectMeta* meta);
 
 G_END_DECLS

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* GstKeypointTracksMeta: keypoint tracks and camera motion attached to a video buffer.
+/* GstKeypointsTracksMeta: keypoint tracks and camera motion attached to a video buffer.
  *
  * Sits beside a GstKeypointsMeta on the same buffer: tracks[i] belongs to keypoints[i] of that
  * meta (n_tracks equals its n_keypoints). The motion matrices are row-major 3x3 homogeneous
@@ -7,7 +7,7 @@
  * the same scene point in this one: (x', y', w') = M (x, y, 1). The track array is immutable and
  * shared between copies of the meta (reference counted); a scaler rescales the matrices.
  *
- * Bindings: gst_keypoint_tracks_meta_get_tracks_buffer() hands out the track array as a
+ * Bindings: gst_keypoints_tracks_meta_get_tracks_buffer() hands out the track array as a
  * read-only GstBuffer that shares it (16 bytes per track: guint64 id, gint32 previous index,
  * guint32 age).
  */
@@ -78,13 +78,13 @@ typedef struct {
 } GstKeypointMotion;
 
 /**
- * GstKeypointTracksMeta:
+ * GstKeypointsTracksMeta:
  * @meta: the parent #GstMeta
  * @width: width of the coordinate space of the matrices
  * @height: height of the coordinate space of the matrices
  * @n_tracks: number of tracks, one per keypoint of the buffer's #GstKeypointsMeta
  * @tracks: (type gpointer): the tracks; bindings use
- *   gst_keypoint_tracks_meta_get_tracks_buffer()
+ *   gst_keypoints_tracks_meta_get_tracks_buffer()
  * @motion: the frame's motion
  *
  * Keypoint tracks and camera motion of one video frame.
@@ -100,26 +100,26 @@ typedef struct {
 
   /*< private >*/
   GBytes* track_bytes;
-} GstKeypointTracksMeta;
+} GstKeypointsTracksMeta;
 
 /**
- * gst_keypoint_tracks_meta_api_get_type:
+ * gst_keypoints_tracks_meta_api_get_type:
  *
  * Returns: the #GType of the keypoint tracks meta API.
  */
-GType gst_keypoint_tracks_meta_api_get_type(void);
-#define GST_KEYPOINT_TRACKS_META_API_TYPE (gst_keypoint_tracks_meta_api_get_type())
+GType gst_keypoints_tracks_meta_api_get_type(void);
+#define GST_KEYPOINTS_TRACKS_META_API_TYPE (gst_keypoints_tracks_meta_api_get_type())
 
 /**
- * gst_keypoint_tracks_meta_get_info:
+ * gst_keypoints_tracks_meta_get_info:
  *
- * Returns: (transfer none): the #GstMetaInfo of #GstKeypointTracksMeta.
+ * Returns: (transfer none): the #GstMetaInfo of #GstKeypointsTracksMeta.
  */
-const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void);
-#define GST_KEYPOINT_TRACKS_META_INFO (gst_keypoint_tracks_meta_get_info())
+const GstMetaInfo* gst_keypoints_tracks_meta_get_info(void);
+#define GST_KEYPOINTS_TRACKS_META_INFO (gst_keypoints_tracks_meta_get_info())
 
 /**
- * gst_buffer_add_keypoint_tracks_meta: (skip)
+ * gst_buffer_add_keypoints_tracks_meta: (skip)
  * @buffer: a writable #GstBuffer
  * @width: width of the coordinate space, > 0
  * @height: height of the coordinate space, > 0
@@ -128,18 +128,18 @@ const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void);
  * @motion: the frame's motion: a known model, inliers <= matches, finite matrices
  *
  * Adds a meta with a copy of the track array. Bindings use
- * gst_buffer_add_keypoint_tracks_meta_from_bytes().
+ * gst_buffer_add_keypoints_tracks_meta_from_bytes().
  *
  * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
  */
-GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, guint width,
-                                                           guint height,
-                                                           const GstKeypointTrack* tracks,
-                                                           guint n_tracks,
-                                                           const GstKeypointMotion* motion);
+GstKeypointsTracksMeta* gst_buffer_add_keypoints_tracks_meta(GstBuffer* buffer, guint width,
+                                                             guint height,
+                                                             const GstKeypointTrack* tracks,
+                                                             guint n_tracks,
+                                                             const GstKeypointMotion* motion);
 
 /**
- * gst_buffer_add_keypoint_tracks_meta_from_bytes:
+ * gst_buffer_add_keypoints_tracks_meta_from_bytes:
  * @buffer: a writable #GstBuffer
  * @width: width of the coordinate space, > 0
  * @height: height of the coordinate space, > 0
@@ -150,26 +150,26 @@ GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, gu
  *
  * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
  */
-GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
+GstKeypointsTracksMeta* gst_buffer_add_keypoints_tracks_meta_from_bytes(
     GstBuffer* buffer, guint width, guint height, GBytes* tracks, const GstKeypointMotion* motion);
 
 /**
- * gst_buffer_get_keypoint_tracks_meta:
+ * gst_buffer_get_keypoints_tracks_meta:
  * @buffer: a #GstBuffer
  *
  * Returns: (transfer none) (nullable): the keypoint tracks meta of @buffer, %NULL when it has
  *   none. It lives as long as @buffer keeps it.
  */
-GstKeypointTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer);
+GstKeypointsTracksMeta* gst_buffer_get_keypoints_tracks_meta(GstBuffer* buffer);
 
 /**
- * gst_keypoint_tracks_meta_get_tracks_buffer:
- * @meta: a #GstKeypointTracksMeta
+ * gst_keypoints_tracks_meta_get_tracks_buffer:
+ * @meta: a #GstKeypointsTracksMeta
  *
  * Returns: (transfer full): a read-only buffer whose memory is the meta's track array (no copy):
  *   n_tracks #GstKeypointTrack of 16 bytes each; a buffer without memory when there are none.
  */
-GstBuffer* gst_keypoint_tracks_meta_get_tracks_buffer(const GstKeypointTracksMeta* meta);
+GstBuffer* gst_keypoints_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta);
 
 /**
  * gst_keypoint_motion_init:
@@ -188,5 +188,92 @@ void gst_keypoint_motion_init(GstKeypointMotion* motion);
  *   "unknown".
  */
 const gchar* gst_keypoint_motion_model_to_string(GstKeypointMotionModel model);
+
+/* Compatibility: the names from before the tracks meta joined the GstKeypoints family
+ * (GstKeypointTracksMeta, gst_keypoint_tracks_meta_*, gst_buffer_add_keypoint_tracks_meta, ...).
+ * Applications built against them still compile and link: the type is an alias, the macros
+ * expand to the old functions, and those are exported wrappers of the new ones that reach the
+ * same metas. Bindings see only the new names: the old ones are left out of the introspection
+ * data (skip). */
+
+/**
+ * GstKeypointTracksMeta: (skip)
+ *
+ * The former name of #GstKeypointsTracksMeta.
+ */
+typedef GstKeypointsTracksMeta GstKeypointTracksMeta;
+
+/**
+ * gst_keypoint_tracks_meta_api_get_type: (skip)
+ *
+ * Returns: the #GType of the keypoint tracks meta API, as
+ *   gst_keypoints_tracks_meta_api_get_type().
+ */
+GType gst_keypoint_tracks_meta_api_get_type(void);
+#define GST_KEYPOINT_TRACKS_META_API_TYPE (gst_keypoint_tracks_meta_api_get_type())
+
+/**
+ * gst_keypoint_tracks_meta_get_info: (skip)
+ *
+ * Returns: (transfer none): the #GstMetaInfo of #GstKeypointsTracksMeta, as
+ *   gst_keypoints_tracks_meta_get_info().
+ */
+const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void);
+#define GST_KEYPOINT_TRACKS_META_INFO (gst_keypoint_tracks_meta_get_info())
+
+/**
+ * gst_buffer_add_keypoint_tracks_meta: (skip)
+ * @buffer: a writable #GstBuffer
+ * @width: width of the coordinate space, > 0
+ * @height: height of the coordinate space, > 0
+ * @tracks: (array length=n_tracks) (nullable): the tracks
+ * @n_tracks: number of tracks
+ * @motion: the frame's motion
+ *
+ * As gst_buffer_add_keypoints_tracks_meta().
+ *
+ * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
+ */
+GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, guint width,
+                                                            guint height,
+                                                            const GstKeypointTrack* tracks,
+                                                            guint n_tracks,
+                                                            const GstKeypointMotion* motion);
+
+/**
+ * gst_buffer_add_keypoint_tracks_meta_from_bytes: (skip)
+ * @buffer: a writable #GstBuffer
+ * @width: width of the coordinate space, > 0
+ * @height: height of the coordinate space, > 0
+ * @tracks: n_tracks * sizeof (#GstKeypointTrack) bytes
+ * @motion: the frame's motion
+ *
+ * As gst_buffer_add_keypoints_tracks_meta_from_bytes().
+ *
+ * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
+ */
+GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
+    GstBuffer* buffer, guint width, guint height, GBytes* tracks, const GstKeypointMotion* motion);
+
+/**
+ * gst_buffer_get_keypoint_tracks_meta: (skip)
+ * @buffer: a #GstBuffer
+ *
+ * As gst_buffer_get_keypoints_tracks_meta().
+ *
+ * Returns: (transfer none) (nullable): the keypoint tracks meta of @buffer, %NULL when it has
+ *   none.
+ */
+GstKeypointsTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer);
+
+/**
+ * gst_keypoint_tracks_meta_get_tracks_buffer: (skip)
+ * @meta: a #GstKeypointsTracksMeta
+ *
+ * As gst_keypoints_tracks_meta_get_tracks_buffer().
+ *
+ * Returns: (transfer full): a read-only buffer whose memory is the meta's track array.
+ */
+GstBuffer* gst_keypoint_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta);
 
 G_END_DECLS
