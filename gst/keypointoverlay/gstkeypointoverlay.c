@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstkeypointoverlay.h"
 
-#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -287,7 +287,7 @@ static void blend_mask(GstVideoFrame* frame, const KeypointDrawMask* mask, guint
  * mask pass per track, since every track has its colour. Other layers (an object's outline) draw
  * the same way: shapes into the mask, then blend_mask with their colour. */
 static void draw_trails(GstKeypointOverlay* self, GstVideoFrame* frame,
-                        const GstKeypointsMeta* meta, const GstKeypointTracksMeta* tracks,
+                        const GstKeypointsMeta* meta, const GstKeypointsTracksMeta* tracks,
                         const OverlayStyle* style) {
   const gdouble sx = (gdouble)self->mask.width / meta->width;
   const gdouble sy = (gdouble)self->mask.height / meta->height;
@@ -311,7 +311,7 @@ static void draw_trails(GstKeypointOverlay* self, GstVideoFrame* frame,
   g_free(points);
 }
 
-/* The outline of every object a keypointmatcher found (GstKeypointObjectMeta), closed through
+/* The outline of every object a keypointmatcher found (GstKeypointsObjectMeta), closed through
  * its four corners, twice as thick as the keypoints so that it stands out among them. */
 static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
                          const OverlayStyle* style) {
@@ -320,8 +320,8 @@ static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
   gboolean drawn = FALSE;
 
   while ((meta = gst_buffer_iterate_meta_filtered(frame->buffer, &state,
-                                                  GST_KEYPOINT_OBJECT_META_API_TYPE)) != NULL) {
-    const GstKeypointObjectMeta* object = (const GstKeypointObjectMeta*)meta;
+                                                  GST_KEYPOINTS_OBJECT_META_API_TYPE)) != NULL) {
+    const GstKeypointsObjectMeta* object = (const GstKeypointsObjectMeta*)meta;
     gdouble points[8];
     guint i;
     if (object->width == 0 || object->height == 0) {
@@ -343,14 +343,14 @@ static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
 /* The keypoints, then the trails of their tracks when every keypoint has one. */
 static void draw_features(GstKeypointOverlay* self, GstVideoFrame* frame,
                           const GstKeypointsMeta* meta, const OverlayStyle* style) {
-  const GstKeypointTracksMeta* tracks;
+  const GstKeypointsTracksMeta* tracks;
 
   GST_LOG_OBJECT(self, "drawing %u keypoints", meta->n_keypoints);
   draw_keypoints(&self->mask, meta, style);
   blend_mask(frame, &self->mask, style->color);
   keypoint_draw_mask_clear(&self->mask);
 
-  tracks = gst_buffer_get_keypoint_tracks_meta(frame->buffer);
+  tracks = gst_buffer_get_keypoints_tracks_meta(frame->buffer);
   if (tracks != NULL && tracks->n_tracks == meta->n_keypoints) {
     keypoint_trails_update(&self->trails, meta, tracks, (guint)style->track_length);
     if (style->track_length > 0) {
@@ -416,13 +416,13 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
   g_object_class_install_property(
       gobject_class, PROP_TRACK_LENGTH,
       g_param_spec_int("track-length", "Track length",
-                       "Draw each track of GstKeypointTracksMeta (keypointtracker) through its "
+                       "Draw each track of GstKeypointsTracksMeta (keypointtracker) through its "
                        "last N positions, coloured by track id (0 = no tracks)",
                        0, MAX_TRACK_LENGTH, DEFAULT_TRACK_LENGTH, flags));
   g_object_class_install_property(
       gobject_class, PROP_DRAW_OBJECTS,
       g_param_spec_boolean("draw-objects", "Draw objects",
-                           "Draw the outline of every object of GstKeypointObjectMeta "
+                           "Draw the outline of every object of GstKeypointsObjectMeta "
                            "(keypointmatcher), twice the thickness",
                            DEFAULT_DRAW_OBJECTS, flags));
   g_object_class_install_property(
@@ -434,8 +434,8 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
   gst_element_class_set_static_metadata(
       element_class, "Keypoint overlay", "Filter/Effect/Video",
       "Draws the keypoints of GstKeypointsMeta onto the video as circles with their orientation, "
-      "the tracks of GstKeypointTracksMeta as trails coloured by track id, and the outlines of "
-      "the objects of GstKeypointObjectMeta",
+      "the tracks of GstKeypointsTracksMeta as trails coloured by track id, and the outlines of "
+      "the objects of GstKeypointsObjectMeta",
       "gpusift");
   gst_element_class_add_static_pad_template(element_class, &sink_template);
   gst_element_class_add_static_pad_template(element_class, &src_template);
