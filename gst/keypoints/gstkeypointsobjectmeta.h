@@ -117,24 +117,29 @@ const gchar* gst_keypoints_object_meta_get_label(const GstKeypointsObjectMeta* m
 
 /* Compatibility: the names from before the object meta joined the GstKeypoints family
  * (GstKeypointObjectMeta, gst_keypoint_object_meta_*, gst_buffer_add_keypoint_object_meta, ...).
- * Applications built against them still compile and link: the type is an alias, the macros
- * expand to the old functions, and those are exported wrappers of the new ones that reach the
- * same metas. Bindings see only the new names: the old ones are left out of the introspection
- * data (skip). */
+ * Applications built against them still compile (with deprecation warnings) and link: the type is
+ * an alias, the macros expand to the old functions, and those are exported wrappers of the new ones
+ * that reach the same metas. Bindings see only the new names: the old ones are left out of the
+ * introspection data (skip). */
 
 /**
  * GstKeypointObjectMeta: (skip)
  *
  * The former name of #GstKeypointsObjectMeta.
+ *
+ * Deprecated: Use #GstKeypointsObjectMeta.
  */
-typedef GstKeypointsObjectMeta GstKeypointObjectMeta;
+typedef GstKeypointsObjectMeta GstKeypointObjectMeta G_DEPRECATED_FOR(GstKeypointsObjectMeta);
 
 /**
  * gst_keypoint_object_meta_api_get_type: (skip)
  *
  * Returns: the #GType of the keypoint object meta API, as
  *   gst_keypoints_object_meta_api_get_type().
+ *
+ * Deprecated: Use gst_keypoints_object_meta_api_get_type().
  */
+G_DEPRECATED_FOR(gst_keypoints_object_meta_api_get_type)
 GType gst_keypoint_object_meta_api_get_type(void);
 #define GST_KEYPOINT_OBJECT_META_API_TYPE (gst_keypoint_object_meta_api_get_type())
 
@@ -143,7 +148,10 @@ GType gst_keypoint_object_meta_api_get_type(void);
  *
  * Returns: (transfer none): the #GstMetaInfo of #GstKeypointsObjectMeta, as
  *   gst_keypoints_object_meta_get_info().
+ *
+ * Deprecated: Use gst_keypoints_object_meta_get_info().
  */
+G_DEPRECATED_FOR(gst_keypoints_object_meta_get_info)
 const GstMetaInfo* gst_keypoint_object_meta_get_info(void);
 #define GST_KEYPOINT_OBJECT_META_INFO (gst_keypoint_object_meta_get_info())
 
@@ -162,7 +170,10 @@ const GstMetaInfo* gst_keypoint_object_meta_get_info(void);
  * As gst_buffer_add_keypoints_object_meta().
  *
  * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
+ *
+ * Deprecated: Use gst_buffer_add_keypoints_object_meta().
  */
+G_DEPRECATED_FOR(gst_buffer_add_keypoints_object_meta)
 GstKeypointsObjectMeta* gst_buffer_add_keypoint_object_meta(
     GstBuffer* buffer, const gchar* label, guint width, guint height, guint reference_width,
     guint reference_height, const gdouble* homography, guint matches, guint inliers);
@@ -175,7 +186,10 @@ GstKeypointsObjectMeta* gst_buffer_add_keypoint_object_meta(
  *
  * Returns: (transfer none) (nullable): the first keypoint object meta of @buffer, %NULL when it
  *   has none.
+ *
+ * Deprecated: Use gst_buffer_get_keypoints_object_meta().
  */
+G_DEPRECATED_FOR(gst_buffer_get_keypoints_object_meta)
 GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer);
 
 /**
@@ -187,7 +201,10 @@ GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer);
  *
  * Returns: (transfer none) (nullable): the first keypoint object meta of @buffer with @label,
  *   %NULL when it has none.
+ *
+ * Deprecated: Use gst_buffer_get_keypoints_object_meta_by_label().
  */
+G_DEPRECATED_FOR(gst_buffer_get_keypoints_object_meta_by_label)
 GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* buffer,
                                                                      const gchar* label);
 
@@ -198,7 +215,10 @@ GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* 
  * As gst_keypoints_object_meta_get_label().
  *
  * Returns: (transfer none): the object's label.
+ *
+ * Deprecated: Use gst_keypoints_object_meta_get_label().
  */
+G_DEPRECATED_FOR(gst_keypoints_object_meta_get_label)
 const gchar* gst_keypoint_object_meta_get_label(const GstKeypointsObjectMeta* meta);
 
 G_END_DECLS

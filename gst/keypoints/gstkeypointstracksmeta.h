@@ -191,24 +191,29 @@ const gchar* gst_keypoint_motion_model_to_string(GstKeypointMotionModel model);
 
 /* Compatibility: the names from before the tracks meta joined the GstKeypoints family
  * (GstKeypointTracksMeta, gst_keypoint_tracks_meta_*, gst_buffer_add_keypoint_tracks_meta, ...).
- * Applications built against them still compile and link: the type is an alias, the macros
- * expand to the old functions, and those are exported wrappers of the new ones that reach the
- * same metas. Bindings see only the new names: the old ones are left out of the introspection
- * data (skip). */
+ * Applications built against them still compile (with deprecation warnings) and link: the type is
+ * an alias, the macros expand to the old functions, and those are exported wrappers of the new ones
+ * that reach the same metas. Bindings see only the new names: the old ones are left out of the
+ * introspection data (skip). */
 
 /**
  * GstKeypointTracksMeta: (skip)
  *
  * The former name of #GstKeypointsTracksMeta.
+ *
+ * Deprecated: Use #GstKeypointsTracksMeta.
  */
-typedef GstKeypointsTracksMeta GstKeypointTracksMeta;
+typedef GstKeypointsTracksMeta GstKeypointTracksMeta G_DEPRECATED_FOR(GstKeypointsTracksMeta);
 
 /**
  * gst_keypoint_tracks_meta_api_get_type: (skip)
  *
  * Returns: the #GType of the keypoint tracks meta API, as
  *   gst_keypoints_tracks_meta_api_get_type().
+ *
+ * Deprecated: Use gst_keypoints_tracks_meta_api_get_type().
  */
+G_DEPRECATED_FOR(gst_keypoints_tracks_meta_api_get_type)
 GType gst_keypoint_tracks_meta_api_get_type(void);
 #define GST_KEYPOINT_TRACKS_META_API_TYPE (gst_keypoint_tracks_meta_api_get_type())
 
@@ -217,7 +222,10 @@ GType gst_keypoint_tracks_meta_api_get_type(void);
  *
  * Returns: (transfer none): the #GstMetaInfo of #GstKeypointsTracksMeta, as
  *   gst_keypoints_tracks_meta_get_info().
+ *
+ * Deprecated: Use gst_keypoints_tracks_meta_get_info().
  */
+G_DEPRECATED_FOR(gst_keypoints_tracks_meta_get_info)
 const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void);
 #define GST_KEYPOINT_TRACKS_META_INFO (gst_keypoint_tracks_meta_get_info())
 
@@ -233,7 +241,10 @@ const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void);
  * As gst_buffer_add_keypoints_tracks_meta().
  *
  * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
+ *
+ * Deprecated: Use gst_buffer_add_keypoints_tracks_meta().
  */
+G_DEPRECATED_FOR(gst_buffer_add_keypoints_tracks_meta)
 GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, guint width,
                                                             guint height,
                                                             const GstKeypointTrack* tracks,
@@ -251,7 +262,10 @@ GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, g
  * As gst_buffer_add_keypoints_tracks_meta_from_bytes().
  *
  * Returns: (transfer none) (nullable): the new meta, %NULL on invalid arguments.
+ *
+ * Deprecated: Use gst_buffer_add_keypoints_tracks_meta_from_bytes().
  */
+G_DEPRECATED_FOR(gst_buffer_add_keypoints_tracks_meta_from_bytes)
 GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
     GstBuffer* buffer, guint width, guint height, GBytes* tracks, const GstKeypointMotion* motion);
 
@@ -263,7 +277,10 @@ GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
  *
  * Returns: (transfer none) (nullable): the keypoint tracks meta of @buffer, %NULL when it has
  *   none.
+ *
+ * Deprecated: Use gst_buffer_get_keypoints_tracks_meta().
  */
+G_DEPRECATED_FOR(gst_buffer_get_keypoints_tracks_meta)
 GstKeypointsTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer);
 
 /**
@@ -273,7 +290,10 @@ GstKeypointsTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer);
  * As gst_keypoints_tracks_meta_get_tracks_buffer().
  *
  * Returns: (transfer full): a read-only buffer whose memory is the meta's track array.
+ *
+ * Deprecated: Use gst_keypoints_tracks_meta_get_tracks_buffer().
  */
+G_DEPRECATED_FOR(gst_keypoints_tracks_meta_get_tracks_buffer)
 GstBuffer* gst_keypoint_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta);
 
 G_END_DECLS
