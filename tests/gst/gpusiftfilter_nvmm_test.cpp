@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusiftfilter with memory:NVMM caps but buffers that cannot be read as NVMM frames: each is a
-// clear error, never a crash or a leak. Built only with -Dnvmm (tools/scripts/ci/nvmm-stub-build.sh builds
-// it against the test stand-in of nvbufsurface.h); exits 77 (skipped) if the plugin it loads
+// clear error, never a crash or a leak. Built only with -Dnvmm (tools/scripts/ci/nvmm-stub-build.sh
+// builds it against the test stand-in of nvbufsurface.h); exits 77 (skipped) if the plugin it loads
 // offers no NVMM caps. Real NVMM frames need a Jetson: nothing here maps one.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>

@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
 constexpr int kMissingElementStatus = 2;
 constexpr int kPipelineErrorStatus = 1;
 
-// GPUSIFT_TEST_TIME_SCALE stretches the time limits for slow builds: tools/scripts/ci/sanitizers.sh sets
-// it, as each child scans every system plugin into its own registry, several times slower there.
+// GPUSIFT_TEST_TIME_SCALE stretches the time limits for slow builds: tools/scripts/ci/sanitizers.sh
+// sets it, as each child scans every system plugin into its own registry, several times slower
+// there.
 double time_scale() {
   const char* text = std::getenv("GPUSIFT_TEST_TIME_SCALE");
   const double scale = text ? std::atof(text) : 1.0;

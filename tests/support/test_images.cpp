@@ -30,8 +30,9 @@ cv::Mat load_bgr(const std::string& name) {
   const std::string path = test_data_path(name.substr(0, name.rfind('.')) + ".pnm");
   cv::Mat image = read_pnm(path);
   if (image.empty())
-    ADD_FAILURE() << "test image " << path
-                  << " is missing: run tools/scripts/fetch-test-images.sh (the README's setup does)";
+    ADD_FAILURE()
+        << "test image " << path
+        << " is missing: run tools/scripts/fetch-test-images.sh (the README's setup does)";
   return image;
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Test-only stand-in for the Jetson Multimedia API's nvbufsurface.h: just the names that
- * gst/gpusiftfilter/nvmm_frame.cpp uses, declared from NVIDIA's documentation so that CI can compile and link
- * the memory:NVMM path without a Jetson (tools/scripts/ci/nvmm-stub-build.sh). The layout is not the
- * real one: never build anything for a Jetson against it. */
+ * gst/gpusiftfilter/nvmm_frame.cpp uses, declared from NVIDIA's documentation so that CI can
+ * compile and link the memory:NVMM path without a Jetson (tools/scripts/ci/nvmm-stub-build.sh). The
+ * layout is not the real one: never build anything for a Jetson against it. */
 #ifndef GPUSIFT_TEST_NVBUFSURFACE_STUB_H
 #define GPUSIFT_TEST_NVBUFSURFACE_STUB_H
 
