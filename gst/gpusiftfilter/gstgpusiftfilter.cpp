@@ -193,7 +193,7 @@ GstKeypointBaseTransform* base_of(GstGpusiftFilter* self) {
   return GST_KEYPOINT_BASE_TRANSFORM(self);
 }
 
-gpusift::gst::CudaContextPointer context_of(GstGpusiftFilter* self) {
+[[maybe_unused]] gpusift::gst::CudaContextPointer context_of(GstGpusiftFilter* self) {
   return gpusift::gst::keypoint_base_context(base_of(self));
 }
 

@@ -2,12 +2,12 @@
 /* keypointmatcher: finds a known planar object (the reference) in every frame. Each frame's
  * GstKeypointsMeta descriptors are matched to the reference's, a RANSAC homography maps the
  * reference onto the frame, and a frame where enough matches agree gets a
- * GstVideoRegionOfInterestMeta and a GstKeypointObjectMeta. Pixels are never touched or mapped;
+ * GstVideoRegionOfInterestMeta and a GstKeypointsObjectMeta. Pixels are never touched or mapped;
  * the buffer is only made metadata-writable. */
 #include "gstkeypointmatcher.h"
 
-#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
 #include <gst/video/video.h>
 
 #include <array>
@@ -44,7 +44,7 @@
  * * a #GstVideoRegionOfInterestMeta whose type is #GstKeypointMatcher:label, covering the
  *   outline's bounding box clipped to the frame, with a "keypointmatcher" parameter holding the
  *   inliers and matches;
- * * a #GstKeypointObjectMeta with the label, the homography from reference pixels to frame
+ * * a #GstKeypointsObjectMeta with the label, the homography from reference pixels to frame
  *   coordinates, the reference's four corners in the frame, and the counts of matches and
  *   inliers.
  *
@@ -337,10 +337,10 @@ void attach_detection(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeyp
   const Runtime& rt = *self->runtime;
   const gpusift::objects::Detection& d = rt.detection;
   const ReferenceFeatures& reference = rt.reference.features();
-  gst_buffer_add_keypoint_object_meta(buffer, label.c_str(), meta->width, meta->height,
-                                      static_cast<guint>(reference.width),
-                                      static_cast<guint>(reference.height), d.homography.data(),
-                                      static_cast<guint>(d.matches), static_cast<guint>(d.inliers));
+  gst_buffer_add_keypoints_object_meta(
+      buffer, label.c_str(), meta->width, meta->height, static_cast<guint>(reference.width),
+      static_cast<guint>(reference.height), d.homography.data(), static_cast<guint>(d.matches),
+      static_cast<guint>(d.inliers));
   add_region_of_interest(self, buffer, meta, label);
 }
 
@@ -463,7 +463,7 @@ static const char kDescription[] =
     "Finds a known planar object (a reference image or features file) in every frame by "
     "matching its keypoints to the frame's (GstKeypointsMeta) and fitting a homography; where "
     "the object is found, attaches to the buffer a GstVideoRegionOfInterestMeta (its bounding "
-    "box) and a GstKeypointObjectMeta (its corners and homography). Pixels pass unchanged";
+    "box) and a GstKeypointsObjectMeta (its corners and homography). Pixels pass unchanged";
 
 static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
   const auto info =

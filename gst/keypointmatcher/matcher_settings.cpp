@@ -56,7 +56,7 @@ void install_matcher_properties(GObjectClass* klass) {
       klass, kMatcherPropLabel,
       g_param_spec_string("label", "Label",
                           "The object's name: the type of its region of interest and the label "
-                          "of its GstKeypointObjectMeta (empty: \"object\")",
+                          "of its GstKeypointsObjectMeta (empty: \"object\")",
                           kDefaultObjectLabel, kMutablePlaying),
       [](MatcherSettings& s) { return PropertyField(&s.label); });
   install_finder_properties(klass, objects::FinderParams{});

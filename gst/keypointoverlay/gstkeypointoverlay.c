@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstkeypointoverlay.h"
 
-#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -20,10 +20,10 @@
  * * every keypoint of the buffer's #GstKeypointsMeta (from gpusiftfilter) as a circle of the
  *   keypoint's size with a radius along its angle, in the colour of #GstKeypointOverlay:color
  *   (with #GstKeypointOverlay:max-keypoints, only the strongest by response);
- * * with a #GstKeypointTracksMeta (from keypointtracker), every track seen in the frame as a
+ * * with a #GstKeypointsTracksMeta (from keypointtracker), every track seen in the frame as a
  *   trail through its last #GstKeypointOverlay:track-length positions, in a colour derived from
  *   its track id;
- * * with #GstKeypointObjectMeta (from keypointmatcher), the outline of every object found,
+ * * with #GstKeypointsObjectMeta (from keypointmatcher), the outline of every object found,
  *   through its four corners, twice as thick and over everything else, in the colour of
  *   #GstKeypointOverlay:object-color.
  *
@@ -331,7 +331,7 @@ static void blend_mask(GstVideoFrame* frame, const KeypointDrawMask* mask, guint
  * mask pass per track, since every track has its colour. Other layers (an object's outline) draw
  * the same way: shapes into the mask, then blend_mask with their colour. */
 static void draw_trails(GstKeypointOverlay* self, GstVideoFrame* frame,
-                        const GstKeypointsMeta* meta, const GstKeypointTracksMeta* tracks,
+                        const GstKeypointsMeta* meta, const GstKeypointsTracksMeta* tracks,
                         const OverlayStyle* style) {
   const gdouble sx = (gdouble)self->mask.width / meta->width;
   const gdouble sy = (gdouble)self->mask.height / meta->height;
@@ -355,7 +355,7 @@ static void draw_trails(GstKeypointOverlay* self, GstVideoFrame* frame,
   g_free(points);
 }
 
-/* The outline of every object a keypointmatcher found (GstKeypointObjectMeta), closed through
+/* The outline of every object a keypointmatcher found (GstKeypointsObjectMeta), closed through
  * its four corners, twice as thick as the keypoints so that it stands out among them. */
 static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
                          const OverlayStyle* style) {
@@ -364,8 +364,8 @@ static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
   gboolean drawn = FALSE;
 
   while ((meta = gst_buffer_iterate_meta_filtered(frame->buffer, &state,
-                                                  GST_KEYPOINT_OBJECT_META_API_TYPE)) != NULL) {
-    const GstKeypointObjectMeta* object = (const GstKeypointObjectMeta*)meta;
+                                                  GST_KEYPOINTS_OBJECT_META_API_TYPE)) != NULL) {
+    const GstKeypointsObjectMeta* object = (const GstKeypointsObjectMeta*)meta;
     gdouble points[8];
     guint i;
     if (object->width == 0 || object->height == 0) {
@@ -387,14 +387,14 @@ static void draw_objects(GstKeypointOverlay* self, GstVideoFrame* frame,
 /* The keypoints, then the trails of their tracks when every keypoint has one. */
 static void draw_features(GstKeypointOverlay* self, GstVideoFrame* frame,
                           const GstKeypointsMeta* meta, const OverlayStyle* style) {
-  const GstKeypointTracksMeta* tracks;
+  const GstKeypointsTracksMeta* tracks;
 
   GST_LOG_OBJECT(self, "drawing %u keypoints", meta->n_keypoints);
   draw_keypoints(&self->mask, meta, style);
   blend_mask(frame, &self->mask, style->color);
   keypoint_draw_mask_clear(&self->mask);
 
-  tracks = gst_buffer_get_keypoint_tracks_meta(frame->buffer);
+  tracks = gst_buffer_get_keypoints_tracks_meta(frame->buffer);
   if (tracks != NULL && tracks->n_tracks == meta->n_keypoints) {
     keypoint_trails_update(&self->trails, meta, tracks, (guint)style->track_length);
     if (style->track_length > 0) {
@@ -462,27 +462,27 @@ static void gst_keypoint_overlay_class_init(GstKeypointOverlayClass* klass) {
   g_object_class_install_property(
       gobject_class, PROP_TRACK_LENGTH,
       g_param_spec_int("track-length", "Track length",
-                       "Draw each track of GstKeypointTracksMeta (keypointtracker) through its "
+                       "Draw each track of GstKeypointsTracksMeta (keypointtracker) through its "
                        "last N positions, coloured by track id (0 = no tracks)",
                        0, MAX_TRACK_LENGTH, DEFAULT_TRACK_LENGTH, flags));
   g_object_class_install_property(
       gobject_class, PROP_DRAW_OBJECTS,
       g_param_spec_boolean("draw-objects", "Draw objects",
-                           "Draw the outline of every object of GstKeypointObjectMeta "
+                           "Draw the outline of every object of GstKeypointsObjectMeta "
                            "(keypointmatcher), twice the thickness",
                            DEFAULT_DRAW_OBJECTS, flags));
   g_object_class_install_property(
       gobject_class, PROP_OBJECT_COLOR,
       g_param_spec_uint("object-color", "Object color",
-                        "Colour of the outlines of the objects of GstKeypointObjectMeta, as "
+                        "Colour of the outlines of the objects of GstKeypointsObjectMeta, as "
                         "0xAARRGGBB (default 0xffff0000); an alpha below 0xff blends",
                         0, G_MAXUINT32, DEFAULT_OBJECT_COLOR, flags));
 
   gst_element_class_set_static_metadata(
       element_class, "Keypoint overlay", "Filter/Effect/Video",
       "Draws onto the video, in place, the keypoints of GstKeypointsMeta as circles with their "
-      "orientation, the tracks of GstKeypointTracksMeta as trails coloured by track id, and the "
-      "outlines of the objects of GstKeypointObjectMeta; adds nothing to the buffer but the "
+      "orientation, the tracks of GstKeypointsTracksMeta as trails coloured by track id, and the "
+      "outlines of the objects of GstKeypointsObjectMeta; adds nothing to the buffer but the "
       "drawing (no meta)",
       "gpusift");
   gst_element_class_add_static_pad_template(element_class, &sink_template);

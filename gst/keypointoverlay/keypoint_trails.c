@@ -69,7 +69,7 @@ static gboolean trail_is_stale(gpointer key, gpointer value, gpointer data) {
 }
 
 void keypoint_trails_update(KeypointTrails* trails, const GstKeypointsMeta* keypoints,
-                            const GstKeypointTracksMeta* tracks, guint length) {
+                            const GstKeypointsTracksMeta* tracks, guint length) {
   guint64 oldest_kept;
   guint i;
 

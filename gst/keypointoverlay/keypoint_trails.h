@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Track trails for keypointoverlay: the last positions of every track id, remembered from frame
- * to frame out of GstKeypointTracksMeta, and a colour per id. */
+ * to frame out of GstKeypointsTracksMeta, and a colour per id. */
 #pragma once
 
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 
 G_BEGIN_DECLS
 
@@ -24,7 +24,7 @@ void keypoint_trails_clear(KeypointTrails* trails);
  * and forgets the trails of tracks not seen for `length` frames. tracks must belong to keypoints
  * (one track per keypoint); a new coordinate space starts all trails afresh. */
 void keypoint_trails_update(KeypointTrails* trails, const GstKeypointsMeta* keypoints,
-                            const GstKeypointTracksMeta* tracks, guint length);
+                            const GstKeypointsTracksMeta* tracks, guint length);
 
 /* The trail of a track, oldest first, as x, y pairs in the meta's coordinate space; returns the
  * number of positions (0 for an unknown id, with *xy NULL). */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointtracker: matches each frame's GstKeypointsMeta descriptors to the previous frame's,
- * fits the camera motion, and attaches a GstKeypointTracksMeta with a track id per keypoint.
+ * fits the camera motion, and attaches a GstKeypointsTracksMeta with a track id per keypoint.
  * Pixels are never touched or mapped; the buffer is only made metadata-writable. */
 #include "gstkeypointtracker.h"
 
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gst/video/video.h>
 
 #include <algorithm>
@@ -38,7 +38,7 @@
  * frames before it ends, and every #GstKeypointTracker:keyframe-interval frames a keyframe is
  * taken that later frames are also matched to, so that the cumulative motion drifts less.
  *
- * To each tracked buffer it adds a #GstKeypointTracksMeta: one track per keypoint of the
+ * To each tracked buffer it adds a #GstKeypointsTracksMeta: one track per keypoint of the
  * #GstKeypointsMeta (its track id, the index of the matched keypoint in the previous frame, its
  * age) and the frame's camera motion (3x3 matrices from the previous frame and from the first
  * frame since tracking last started over, with the counts of matches, inliers and live tracks).
@@ -208,9 +208,9 @@ void attach_meta(GstBuffer* buffer, const GstKeypointsMeta* keypoints,
   motion.matches = static_cast<guint>(r.matches);
   motion.inliers = static_cast<guint>(r.inliers);
   motion.tracks_alive = static_cast<guint>(r.tracks_alive);
-  gst_buffer_add_keypoint_tracks_meta(buffer, keypoints->width, keypoints->height,
-                                      reinterpret_cast<const GstKeypointTrack*>(r.tracks.data()),
-                                      static_cast<guint>(r.tracks.size()), &motion);
+  gst_buffer_add_keypoints_tracks_meta(buffer, keypoints->width, keypoints->height,
+                                       reinterpret_cast<const GstKeypointTrack*>(r.tracks.data()),
+                                       static_cast<guint>(r.tracks.size()), &motion);
 }
 
 void post_frame_message(GstKeypointTracker* self, GstBuffer* buffer, gpusift::MotionModel model,
@@ -473,7 +473,7 @@ static gboolean gst_keypoint_tracker_sink_event(GstBaseTransform* trans, GstEven
 // What the element adds to each buffer (gst-inspect's description).
 static const char kDescription[] =
     "Matches each frame's keypoints (GstKeypointsMeta) to the previous frame's and fits the "
-    "camera motion by RANSAC; attaches to each buffer a GstKeypointTracksMeta (a track id per "
+    "camera motion by RANSAC; attaches to each buffer a GstKeypointsTracksMeta (a track id per "
     "keypoint and the frame's camera motion). Pixels pass unchanged";
 
 static void gst_keypoint_tracker_class_init(GstKeypointTrackerClass* klass) {

@@ -2,7 +2,7 @@
 #include "tracker_settings.h"
 
 #include <gst/gst.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 
 #include "base/property_field.h"
 #include "base/static_enum.h"

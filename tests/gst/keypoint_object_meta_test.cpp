@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* GstKeypointObjectMeta: adding, corners, labels, validation, copies, and the transforms real
+/* GstKeypointsObjectMeta: adding, corners, labels, validation, copies, and the transforms real
  * elements apply. */
 #include <gst/check/gstharness.h>
-#include <gst/keypoints/gstkeypointobjectmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -22,17 +22,17 @@ std::array<double, 2> apply(const gdouble* m, double x, double y) {
   return {(m[0] * x + m[1] * y + m[2]) / w, (m[3] * x + m[4] * y + m[5]) / w};
 }
 
-GstKeypointObjectMeta* add_sample(GstBuffer* buffer, const char* label = "poster") {
-  return gst_buffer_add_keypoint_object_meta(buffer, label, 640, 480, 200, 100, kHomography.data(),
-                                             80, 64);
+GstKeypointsObjectMeta* add_sample(GstBuffer* buffer, const char* label = "poster") {
+  return gst_buffer_add_keypoints_object_meta(buffer, label, 640, 480, 200, 100, kHomography.data(),
+                                              80, 64);
 }
 
 TEST(KeypointObjectMeta, AddKeepsTheFieldsAndProjectsTheCorners) {
   GstBuffer* buffer = gst_buffer_new();
-  GstKeypointObjectMeta* added = add_sample(buffer);
+  GstKeypointsObjectMeta* added = add_sample(buffer);
   ASSERT_NE(added, nullptr);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta(buffer), added);
-  EXPECT_STREQ(gst_keypoint_object_meta_get_label(added), "poster");
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta(buffer), added);
+  EXPECT_STREQ(gst_keypoints_object_meta_get_label(added), "poster");
   EXPECT_EQ(added->width, 640u);
   EXPECT_EQ(added->height, 480u);
   EXPECT_EQ(added->reference_width, 200u);
@@ -53,24 +53,25 @@ TEST(KeypointObjectMeta, AddKeepsTheFieldsAndProjectsTheCorners) {
 }
 
 TEST(KeypointObjectMeta, ApiAndInfoAreRegisteredWithVideoTags) {
-  EXPECT_STREQ(g_type_name(GST_KEYPOINT_OBJECT_META_API_TYPE), "GstKeypointObjectMetaAPI");
-  EXPECT_STREQ(g_type_name(GST_KEYPOINT_OBJECT_META_INFO->type), "GstKeypointObjectMeta");
+  // The names registered before the rename, kept: they are the meta's identity at run time.
+  EXPECT_STREQ(g_type_name(GST_KEYPOINTS_OBJECT_META_API_TYPE), "GstKeypointObjectMetaAPI");
+  EXPECT_STREQ(g_type_name(GST_KEYPOINTS_OBJECT_META_INFO->type), "GstKeypointObjectMeta");
   for (const char* tag :
        {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_ORIENTATION_STR}) {
     EXPECT_TRUE(
-        gst_meta_api_type_has_tag(GST_KEYPOINT_OBJECT_META_API_TYPE, g_quark_from_string(tag)))
+        gst_meta_api_type_has_tag(GST_KEYPOINTS_OBJECT_META_API_TYPE, g_quark_from_string(tag)))
         << tag;
   }
 }
 
 TEST(KeypointObjectMeta, SeveralObjectsAreFoundByLabel) {
   GstBuffer* buffer = gst_buffer_new();
-  GstKeypointObjectMeta* poster = add_sample(buffer, "poster");
-  GstKeypointObjectMeta* book = add_sample(buffer, "book");
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta(buffer), poster);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta_by_label(buffer, "poster"), poster);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta_by_label(buffer, "book"), book);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta_by_label(buffer, "never-used-label-x"), nullptr);
+  GstKeypointsObjectMeta* poster = add_sample(buffer, "poster");
+  GstKeypointsObjectMeta* book = add_sample(buffer, "book");
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta(buffer), poster);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta_by_label(buffer, "poster"), poster);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta_by_label(buffer, "book"), book);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta_by_label(buffer, "never-used-label-x"), nullptr);
   EXPECT_EQ(book->label, g_quark_from_string("book"));
   gst_buffer_unref(buffer);
 }
@@ -79,35 +80,36 @@ TEST(KeypointObjectMeta, InvalidArgumentsAreRefusedWithACritical) {
   GstBuffer* buffer = gst_buffer_new();
   const gdouble* h = kHomography.data();
   const int criticals_before = gst_test::LogCounter::criticals();
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(nullptr, "a", 640, 480, 200, 100, h, 8, 4),
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(nullptr, "a", 640, 480, 200, 100, h, 8, 4),
             nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, nullptr, 640, 480, 200, 100, h, 8, 4),
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, nullptr, 640, 480, 200, 100, h, 8, 4),
             nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, "", 640, 480, 200, 100, h, 8, 4), nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, "a", 0, 480, 200, 100, h, 8, 4), nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, "a", 640, 480, 200, 0, h, 8, 4), nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, "a", 640, 480, 200, 100, nullptr, 8, 4),
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, "", 640, 480, 200, 100, h, 8, 4), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, "a", 0, 480, 200, 100, h, 8, 4), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 200, 0, h, 8, 4), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 200, 100, nullptr, 8, 4),
             nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, "a", 640, 480, 200, 100, h, 4, 8), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 200, 100, h, 4, 8),
+            nullptr);
   std::array<gdouble, 9> bad = kHomography;
   bad[4] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(gst_buffer_add_keypoint_object_meta(buffer, "a", 640, 480, 200, 100, bad.data(), 8, 4),
+  EXPECT_EQ(gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 200, 100, bad.data(), 8, 4),
             nullptr);
   /* The top-right corner of a 129 pixel wide reference on the horizon: w = 0 there. */
   const std::array<gdouble, 9> horizon = {1, 0, 0, 0, 1, 0, -1.0 / 128.0, 0, 1};
   EXPECT_EQ(
-      gst_buffer_add_keypoint_object_meta(buffer, "a", 640, 480, 129, 100, horizon.data(), 8, 4),
+      gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 129, 100, horizon.data(), 8, 4),
       nullptr);
   EXPECT_EQ(gst_test::LogCounter::criticals() - criticals_before, 9);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta(buffer), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta(buffer), nullptr);
   gst_buffer_unref(buffer);
 }
 
 TEST(KeypointObjectMeta, BufferCopiesKeepTheObject) {
   GstBuffer* buffer = gst_test::make_video_buffer(GST_VIDEO_FORMAT_RGBA, 64, 48, 0);
-  const GstKeypointObjectMeta* original = add_sample(buffer);
+  const GstKeypointsObjectMeta* original = add_sample(buffer);
   GstBuffer* copy = gst_buffer_copy(buffer);
-  const GstKeypointObjectMeta* copied = gst_buffer_get_keypoint_object_meta(copy);
+  const GstKeypointsObjectMeta* copied = gst_buffer_get_keypoints_object_meta(copy);
   ASSERT_NE(copied, nullptr);
   EXPECT_NE(copied, original);
   EXPECT_EQ(copied->label, original->label);
@@ -123,14 +125,14 @@ TEST(KeypointObjectMeta, BufferCopiesKeepTheObject) {
  * reference straight onto them. */
 TEST(KeypointObjectMeta, ScaleTransformScalesTheFrameSideOnly) {
   GstBuffer* buffer = gst_buffer_new();
-  const GstKeypointObjectMeta* meta = add_sample(buffer);
+  const GstKeypointsObjectMeta* meta = add_sample(buffer);
   GstVideoInfo in_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 640, 480);
   GstVideoInfo out_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 320, 120);
   GstVideoMetaTransform scale = {&in_info, &out_info};
   GstBuffer* scaled_buffer = gst_buffer_new();
   ASSERT_TRUE(meta->meta.info->transform_func(scaled_buffer, (GstMeta*)meta, buffer,
                                               gst_video_meta_transform_scale_get_quark(), &scale));
-  const GstKeypointObjectMeta* scaled = gst_buffer_get_keypoint_object_meta(scaled_buffer);
+  const GstKeypointsObjectMeta* scaled = gst_buffer_get_keypoints_object_meta(scaled_buffer);
   ASSERT_NE(scaled, nullptr);
   EXPECT_EQ(scaled->width, 320u);
   EXPECT_EQ(scaled->height, 120u);
@@ -147,7 +149,7 @@ TEST(KeypointObjectMeta, ScaleTransformScalesTheFrameSideOnly) {
   GstBuffer* dropped = gst_buffer_new();
   EXPECT_FALSE(meta->meta.info->transform_func(
       dropped, (GstMeta*)meta, buffer, g_quark_from_static_string("gpusift-test-rotate"), nullptr));
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta(dropped), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta(dropped), nullptr);
   gst_buffer_unref(dropped);
   gst_buffer_unref(scaled_buffer);
   gst_buffer_unref(buffer);
@@ -168,7 +170,7 @@ GstBuffer* run_through(const char* pipeline) {
 TEST(KeypointObjectMetaPipeline, VideoscaleScalesVideoconvertKeepsVideoflipDrops) {
   GstBuffer* scaled = run_through("videoscale ! capsfilter caps=video/x-raw,width=320,height=240");
   ASSERT_NE(scaled, nullptr);
-  const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(scaled);
+  const GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(scaled);
   ASSERT_NE(meta, nullptr);
   EXPECT_EQ(meta->width, 320u);
   const auto expected = apply(kHomography.data(), 199, 99);
@@ -178,12 +180,12 @@ TEST(KeypointObjectMetaPipeline, VideoscaleScalesVideoconvertKeepsVideoflipDrops
 
   GstBuffer* converted = run_through("videoconvert ! capsfilter caps=video/x-raw,format=I420");
   ASSERT_NE(converted, nullptr);
-  EXPECT_NE(gst_buffer_get_keypoint_object_meta(converted), nullptr);
+  EXPECT_NE(gst_buffer_get_keypoints_object_meta(converted), nullptr);
   gst_buffer_unref(converted);
 
   GstBuffer* flipped = run_through("videoflip video-direction=horiz");
   ASSERT_NE(flipped, nullptr);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta(flipped), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta(flipped), nullptr);
   gst_buffer_unref(flipped);
 }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-/* GstKeypointTracksMeta: adding, validation, copies, and the transforms real elements apply. */
+/* GstKeypointsTracksMeta: adding, validation, copies, and the transforms real elements apply. */
 #include <gst/check/gstharness.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -40,11 +40,11 @@ GstKeypointMotion sample_motion() {
   return motion;
 }
 
-GstKeypointTracksMeta* add_sample_meta(GstBuffer* buffer, guint width = 640, guint height = 480) {
+GstKeypointsTracksMeta* add_sample_meta(GstBuffer* buffer, guint width = 640, guint height = 480) {
   const auto tracks = sample_tracks();
   const GstKeypointMotion motion = sample_motion();
-  return gst_buffer_add_keypoint_tracks_meta(buffer, width, height, tracks.data(),
-                                             static_cast<guint>(tracks.size()), &motion);
+  return gst_buffer_add_keypoints_tracks_meta(buffer, width, height, tracks.data(),
+                                              static_cast<guint>(tracks.size()), &motion);
 }
 
 void expect_same_motion(const GstKeypointMotion& actual, const GstKeypointMotion& expected) {
@@ -70,9 +70,9 @@ std::array<double, 2> apply(const gdouble* m, double x, double y) {
 TEST(KeypointTracksMeta, AddCopiesTheTracksAndTheMotion) {
   const auto tracks = sample_tracks();
   GstBuffer* buffer = gst_buffer_new();
-  const GstKeypointTracksMeta* added = add_sample_meta(buffer);
+  const GstKeypointsTracksMeta* added = add_sample_meta(buffer);
   ASSERT_NE(added, nullptr);
-  const GstKeypointTracksMeta* meta = gst_buffer_get_keypoint_tracks_meta(buffer);
+  const GstKeypointsTracksMeta* meta = gst_buffer_get_keypoints_tracks_meta(buffer);
   ASSERT_EQ(meta, added);
   EXPECT_EQ(meta->width, 640u);
   EXPECT_EQ(meta->height, 480u);
@@ -88,13 +88,14 @@ TEST(KeypointTracksMeta, AddCopiesTheTracksAndTheMotion) {
 }
 
 TEST(KeypointTracksMeta, ApiAndInfoAreRegisteredWithVideoTags) {
-  EXPECT_STREQ(g_type_name(GST_KEYPOINT_TRACKS_META_API_TYPE), "GstKeypointTracksMetaAPI");
-  EXPECT_STREQ(g_type_name(GST_KEYPOINT_TRACKS_META_INFO->type), "GstKeypointTracksMeta");
-  EXPECT_EQ(GST_KEYPOINT_TRACKS_META_INFO->api, GST_KEYPOINT_TRACKS_META_API_TYPE);
+  // The names registered before the rename, kept: they are the meta's identity at run time.
+  EXPECT_STREQ(g_type_name(GST_KEYPOINTS_TRACKS_META_API_TYPE), "GstKeypointTracksMetaAPI");
+  EXPECT_STREQ(g_type_name(GST_KEYPOINTS_TRACKS_META_INFO->type), "GstKeypointTracksMeta");
+  EXPECT_EQ(GST_KEYPOINTS_TRACKS_META_INFO->api, GST_KEYPOINTS_TRACKS_META_API_TYPE);
   for (const char* tag :
        {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR, GST_META_TAG_VIDEO_ORIENTATION_STR}) {
     EXPECT_TRUE(
-        gst_meta_api_type_has_tag(GST_KEYPOINT_TRACKS_META_API_TYPE, g_quark_from_string(tag)))
+        gst_meta_api_type_has_tag(GST_KEYPOINTS_TRACKS_META_API_TYPE, g_quark_from_string(tag)))
         << tag;
   }
   EXPECT_EQ(sizeof(GstKeypointTrack), 16u);
@@ -129,11 +130,11 @@ TEST(KeypointTracksMeta, ZeroTracksAreValidWithoutAnArray) {
   GstKeypointMotion motion;
   gst_keypoint_motion_init(&motion);
   GstBuffer* buffer = gst_buffer_new();
-  const GstKeypointTracksMeta* meta =
-      gst_buffer_add_keypoint_tracks_meta(buffer, 16, 16, nullptr, 0, &motion);
+  const GstKeypointsTracksMeta* meta =
+      gst_buffer_add_keypoints_tracks_meta(buffer, 16, 16, nullptr, 0, &motion);
   ASSERT_NE(meta, nullptr);
   EXPECT_EQ(meta->n_tracks, 0u);
-  GstBuffer* tracks = gst_keypoint_tracks_meta_get_tracks_buffer(meta);
+  GstBuffer* tracks = gst_keypoints_tracks_meta_get_tracks_buffer(meta);
   ASSERT_NE(tracks, nullptr);
   EXPECT_EQ(gst_buffer_get_size(tracks), 0u);
   gst_buffer_unref(tracks);
@@ -145,15 +146,15 @@ TEST(KeypointTracksMeta, FromBytesAndTheTracksBufferShareTheArray) {
   const GstKeypointMotion motion = sample_motion();
   GBytes* bytes = g_bytes_new(tracks.data(), tracks.size() * sizeof(GstKeypointTrack));
   GstBuffer* buffer = gst_buffer_new();
-  const GstKeypointTracksMeta* meta =
-      gst_buffer_add_keypoint_tracks_meta_from_bytes(buffer, 320, 240, bytes, &motion);
+  const GstKeypointsTracksMeta* meta =
+      gst_buffer_add_keypoints_tracks_meta_from_bytes(buffer, 320, 240, bytes, &motion);
   ASSERT_NE(meta, nullptr);
   EXPECT_EQ(meta->n_tracks, tracks.size());
   EXPECT_EQ(static_cast<gconstpointer>(meta->tracks), g_bytes_get_data(bytes, nullptr));
   g_bytes_unref(bytes); /* the meta holds its own reference */
   EXPECT_EQ(meta->tracks[1].track_id, tracks[1].track_id);
 
-  GstBuffer* shared = gst_keypoint_tracks_meta_get_tracks_buffer(meta);
+  GstBuffer* shared = gst_keypoints_tracks_meta_get_tracks_buffer(meta);
   ASSERT_NE(shared, nullptr);
   GstMapInfo map;
   ASSERT_TRUE(gst_buffer_map(shared, &map, GST_MAP_READ));
@@ -171,56 +172,56 @@ TEST(KeypointTracksMeta, InvalidArgumentsAreRefusedWithACritical) {
   GstBuffer* buffer = gst_buffer_new();
   const int criticals_before = gst_test::LogCounter::criticals();
 
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(nullptr, 640, 480, tracks.data(), n, &good),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(nullptr, 640, 480, tracks.data(), n, &good),
             nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 0, 480, tracks.data(), n, &good), nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 0, tracks.data(), n, &good), nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 480, nullptr, n, &good), nullptr);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 480, tracks.data(), n, nullptr),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 0, 480, tracks.data(), n, &good), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 0, tracks.data(), n, &good), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 480, nullptr, n, &good), nullptr);
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 480, tracks.data(), n, nullptr),
             nullptr);
   GstKeypointMotion bad_model = good;
   bad_model.model = static_cast<GstKeypointMotionModel>(5);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 480, tracks.data(), n, &bad_model),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 480, tracks.data(), n, &bad_model),
             nullptr);
   GstKeypointMotion more_inliers = good;
   more_inliers.inliers = good.matches + 1;
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 480, tracks.data(), n, &more_inliers),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 480, tracks.data(), n, &more_inliers),
             nullptr);
   GstKeypointMotion not_finite = good;
   not_finite.cumulative[4] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 480, tracks.data(), n, &not_finite),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 480, tracks.data(), n, &not_finite),
             nullptr);
   not_finite = good;
   not_finite.matrix[2] = std::numeric_limits<double>::infinity();
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(buffer, 640, 480, tracks.data(), n, &not_finite),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(buffer, 640, 480, tracks.data(), n, &not_finite),
             nullptr);
   GBytes* ragged = g_bytes_new(tracks.data(), sizeof(GstKeypointTrack) + 3);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta_from_bytes(buffer, 640, 480, ragged, &good),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta_from_bytes(buffer, 640, 480, ragged, &good),
             nullptr);
   g_bytes_unref(ragged);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta_from_bytes(buffer, 640, 480, nullptr, &good),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta_from_bytes(buffer, 640, 480, nullptr, &good),
             nullptr);
-  EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(nullptr), nullptr);
-  EXPECT_EQ(gst_keypoint_tracks_meta_get_tracks_buffer(nullptr), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(nullptr), nullptr);
+  EXPECT_EQ(gst_keypoints_tracks_meta_get_tracks_buffer(nullptr), nullptr);
 
   GstBuffer* shared = gst_buffer_new();
   GstBuffer* second_ref = gst_buffer_ref(shared);
-  EXPECT_EQ(gst_buffer_add_keypoint_tracks_meta(shared, 640, 480, tracks.data(), n, &good),
+  EXPECT_EQ(gst_buffer_add_keypoints_tracks_meta(shared, 640, 480, tracks.data(), n, &good),
             nullptr); /* not writable */
   gst_buffer_unref(second_ref);
   gst_buffer_unref(shared);
 
   EXPECT_EQ(gst_test::LogCounter::criticals() - criticals_before, 14);
-  EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(buffer), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(buffer), nullptr);
   gst_buffer_unref(buffer);
 }
 
 TEST(KeypointTracksMeta, BufferCopiesShareTheTracks) {
   GstBuffer* buffer = gst_test::make_video_buffer(GST_VIDEO_FORMAT_RGBA, 64, 48, 0);
-  const GstKeypointTracksMeta* original = add_sample_meta(buffer);
+  const GstKeypointsTracksMeta* original = add_sample_meta(buffer);
 
   GstBuffer* copy = gst_buffer_copy(buffer);
-  const GstKeypointTracksMeta* copied = gst_buffer_get_keypoint_tracks_meta(copy);
+  const GstKeypointsTracksMeta* copied = gst_buffer_get_keypoints_tracks_meta(copy);
   ASSERT_NE(copied, nullptr);
   EXPECT_NE(copied, original);
   EXPECT_EQ(copied->tracks, original->tracks);
@@ -230,7 +231,7 @@ TEST(KeypointTracksMeta, BufferCopiesShareTheTracks) {
   expect_same_motion(copied->motion, original->motion);
 
   GstBuffer* region = gst_buffer_copy_region(buffer, GST_BUFFER_COPY_ALL, 0, 64);
-  const GstKeypointTracksMeta* region_meta = gst_buffer_get_keypoint_tracks_meta(region);
+  const GstKeypointsTracksMeta* region_meta = gst_buffer_get_keypoints_tracks_meta(region);
   ASSERT_NE(region_meta, nullptr);
   EXPECT_EQ(region_meta->tracks, original->tracks);
 
@@ -243,7 +244,7 @@ TEST(KeypointTracksMeta, BufferCopiesShareTheTracks) {
 /* A scaled frame's matrices map scaled points exactly as the original maps the original points. */
 TEST(KeypointTracksMeta, ScaleTransformConjugatesTheMatricesAndSharesTheTracks) {
   GstBuffer* buffer = gst_buffer_new();
-  const GstKeypointTracksMeta* meta = add_sample_meta(buffer);
+  const GstKeypointsTracksMeta* meta = add_sample_meta(buffer);
   GstVideoInfo in_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 640, 480);
   GstVideoInfo out_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 320, 120);
   GstVideoMetaTransform scale = {&in_info, &out_info};
@@ -251,7 +252,7 @@ TEST(KeypointTracksMeta, ScaleTransformConjugatesTheMatricesAndSharesTheTracks) 
 
   ASSERT_TRUE(meta->meta.info->transform_func(scaled_buffer, (GstMeta*)meta, buffer,
                                               gst_video_meta_transform_scale_get_quark(), &scale));
-  const GstKeypointTracksMeta* scaled = gst_buffer_get_keypoint_tracks_meta(scaled_buffer);
+  const GstKeypointsTracksMeta* scaled = gst_buffer_get_keypoints_tracks_meta(scaled_buffer);
   ASSERT_NE(scaled, nullptr);
   EXPECT_EQ(scaled->width, 320u);
   EXPECT_EQ(scaled->height, 120u);
@@ -276,18 +277,18 @@ TEST(KeypointTracksMeta, ScaleTransformConjugatesTheMatricesAndSharesTheTracks) 
   GstVideoMetaTransform same = {&in_info, &in_info};
   ASSERT_TRUE(meta->meta.info->transform_func(same_buffer, (GstMeta*)meta, buffer,
                                               gst_video_meta_transform_scale_get_quark(), &same));
-  expect_same_motion(gst_buffer_get_keypoint_tracks_meta(same_buffer)->motion, meta->motion);
+  expect_same_motion(gst_buffer_get_keypoints_tracks_meta(same_buffer)->motion, meta->motion);
   gst_buffer_unref(same_buffer);
   gst_buffer_unref(buffer);
 }
 
 TEST(KeypointTracksMeta, OtherTransformsDropTheMeta) {
   GstBuffer* buffer = gst_buffer_new();
-  const GstKeypointTracksMeta* meta = add_sample_meta(buffer);
+  const GstKeypointsTracksMeta* meta = add_sample_meta(buffer);
   GstBuffer* dest = gst_buffer_new();
   EXPECT_FALSE(meta->meta.info->transform_func(
       dest, (GstMeta*)meta, buffer, g_quark_from_static_string("gpusift-test-rotate"), nullptr));
-  EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(dest), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(dest), nullptr);
   gst_buffer_unref(dest);
   gst_buffer_unref(buffer);
 }
@@ -308,7 +309,7 @@ GstBuffer* run_through(const char* pipeline) {
 TEST(KeypointTracksMetaPipeline, VideoscaleRescalesTheMotion) {
   GstBuffer* output = run_through("videoscale ! capsfilter caps=video/x-raw,width=320,height=240");
   ASSERT_NE(output, nullptr);
-  const GstKeypointTracksMeta* meta = gst_buffer_get_keypoint_tracks_meta(output);
+  const GstKeypointsTracksMeta* meta = gst_buffer_get_keypoints_tracks_meta(output);
   ASSERT_NE(meta, nullptr);
   EXPECT_EQ(meta->width, 320u);
   EXPECT_EQ(meta->height, 240u);
@@ -324,14 +325,14 @@ TEST(KeypointTracksMetaPipeline, VideoscaleRescalesTheMotion) {
 TEST(KeypointTracksMetaPipeline, VideoconvertKeepsAndVideoflipDropsTheMeta) {
   GstBuffer* converted = run_through("videoconvert ! capsfilter caps=video/x-raw,format=I420");
   ASSERT_NE(converted, nullptr);
-  const GstKeypointTracksMeta* meta = gst_buffer_get_keypoint_tracks_meta(converted);
+  const GstKeypointsTracksMeta* meta = gst_buffer_get_keypoints_tracks_meta(converted);
   ASSERT_NE(meta, nullptr);
   expect_same_motion(meta->motion, sample_motion());
   gst_buffer_unref(converted);
 
   GstBuffer* flipped = run_through("videoflip video-direction=horiz");
   ASSERT_NE(flipped, nullptr);
-  EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(flipped), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(flipped), nullptr);
   gst_buffer_unref(flipped);
 }
 

@@ -7,7 +7,7 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gst/gst.h>
-#include <gst/keypoints/gstkeypointobjectmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -29,7 +29,7 @@ struct FrameResult {
   bool found = false;
   guint matches = 0;
   guint inliers = 0;
-  GstKeypointObjectMeta object{};
+  GstKeypointsObjectMeta object{};
 };
 
 std::vector<FrameResult> run_scenes(const std::string& matcher_properties,
@@ -48,7 +48,7 @@ std::vector<FrameResult> run_scenes(const std::string& matcher_properties,
     if (!out)
       break;
     FrameResult result;
-    if (const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(out)) {
+    if (const GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(out)) {
       result.found = true;
       result.object = *meta;
     }

@@ -6,8 +6,8 @@
 #include <glib/gstdio.h>
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
-#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
 #include <gst/video/video.h>
 #include <gtest/gtest.h>
 
@@ -110,7 +110,7 @@ TEST(KeypointMatcher, FindsTheReferenceInEveryPositiveSceneWithinTwoPixels) {
     GstBuffer* out = push_scene(h, scene.bgr);
     ASSERT_NE(out, nullptr) << scene.name;
     const FrameReport report = last_report(h);
-    GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(out);
+    GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(out);
     ASSERT_NE(meta, nullptr) << scene.name << ": not found (" << report.reason << ", "
                              << report.matches << " matches, " << report.inliers << " inliers)";
     const double error = object_corner_error(meta, scene.homography, files.size());
@@ -119,14 +119,14 @@ TEST(KeypointMatcher, FindsTheReferenceInEveryPositiveSceneWithinTwoPixels) {
     EXPECT_LE(error, 2.0) << scene.name;
     worst = std::max(worst, error);
     fewest_inliers = std::min(fewest_inliers, meta->inliers);
-    EXPECT_STREQ(gst_keypoint_object_meta_get_label(meta), "cat");
+    EXPECT_STREQ(gst_keypoints_object_meta_get_label(meta), "cat");
     EXPECT_EQ(meta->width, 640u);
     EXPECT_EQ(meta->height, 480u);
     EXPECT_EQ(meta->reference_width, static_cast<guint>(files.size().width));
     EXPECT_EQ(meta->reference_height, static_cast<guint>(files.size().height));
     EXPECT_TRUE(report.found);
     EXPECT_EQ(report.inliers, meta->inliers);
-    EXPECT_EQ(count_metas(out, GST_KEYPOINT_OBJECT_META_API_TYPE), 1);
+    EXPECT_EQ(count_metas(out, GST_KEYPOINTS_OBJECT_META_API_TYPE), 1);
 
     // The region of interest bounds the outline in whole pixels.
     ASSERT_EQ(count_metas(out, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 1);
@@ -160,7 +160,7 @@ TEST(KeypointMatcher, FindsNothingInFiftyScenesWithoutTheReference) {
     GstBuffer* out = push_scene(h, scene.bgr);
     ASSERT_NE(out, nullptr) << scene.name;
     const FrameReport report = last_report(h);
-    if (gst_buffer_get_keypoint_object_meta(out) ||
+    if (gst_buffer_get_keypoints_object_meta(out) ||
         gst_buffer_get_video_region_of_interest_meta(out)) {
       ++detections;
       ADD_FAILURE() << "found in " << scene.name;
@@ -187,8 +187,8 @@ TEST(KeypointMatcher, FeaturesFileReferenceGivesTheImageReferencesDetections) {
     GstBuffer* a = push_scene(from_image, scenes[i].bgr);
     GstBuffer* b = push_scene(from_file, scenes[i].bgr);
     ASSERT_TRUE(a && b);
-    const GstKeypointObjectMeta* ma = gst_buffer_get_keypoint_object_meta(a);
-    const GstKeypointObjectMeta* mb = gst_buffer_get_keypoint_object_meta(b);
+    const GstKeypointsObjectMeta* ma = gst_buffer_get_keypoints_object_meta(a);
+    const GstKeypointsObjectMeta* mb = gst_buffer_get_keypoints_object_meta(b);
     ASSERT_TRUE(ma && mb) << scenes[i].name;
     EXPECT_EQ(0, std::memcmp(ma->homography, mb->homography, sizeof(ma->homography)));
     EXPECT_EQ(0, std::memcmp(ma->corners, mb->corners, sizeof(ma->corners)));
@@ -214,7 +214,7 @@ TEST(KeypointMatcher, ImageReferenceTakesTheStreamsMethodAndParameters) {
   ASSERT_NE(keypoints, nullptr);
   EXPECT_EQ(keypoints->method, GST_KEYPOINTS_METHOD_SURF);
   EXPECT_EQ(keypoints->descriptor_size, 128u);
-  const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(out);
+  const GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(out);
   ASSERT_NE(meta, nullptr);
   EXPECT_LE(object_corner_error(meta, scenes[1].homography, files.size()), 2.0);
   gst_buffer_unref(out);
@@ -254,7 +254,7 @@ TEST(KeypointMatcher, ImageReferenceTakesTheFiltersParameters) {
   GstBuffer* out = push_scene(h, positive_scenes()[0].bgr);
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(reference_keypoints(h), static_cast<guint>(expected));
-  EXPECT_NE(gst_buffer_get_keypoint_object_meta(out), nullptr);
+  EXPECT_NE(gst_buffer_get_keypoints_object_meta(out), nullptr);
   gst_buffer_unref(out);
   teardown_harness(h);
 }
@@ -276,7 +276,7 @@ TEST(KeypointMatcher, WithoutGpusiftfilterUpstreamTheReferenceTakesItsDefaults) 
   ASSERT_NE(out, nullptr);
   const SiftParams defaults = video_sift_params();
   EXPECT_EQ(reference_keypoints(h), static_cast<guint>(sift_keypoint_count(defaults)));
-  const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(out);
+  const GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(out);
   ASSERT_NE(meta, nullptr);
   EXPECT_LE(object_corner_error(meta, scene.homography, files.size()), 2.0);
   gst_buffer_unref(out);
@@ -437,7 +437,7 @@ TEST(KeypointMatcher, BuffersWithoutKeypointsPassThroughWithOneWarning) {
     GstBuffer* out = push_and_pull(h, in);
     ASSERT_NE(out, nullptr);
     EXPECT_EQ(gst_buffer_peek_memory(out, 0), memory);
-    EXPECT_EQ(gst_buffer_get_keypoint_object_meta(out), nullptr);
+    EXPECT_EQ(gst_buffer_get_keypoints_object_meta(out), nullptr);
     EXPECT_EQ(gst_buffer_get_video_region_of_interest_meta(out), nullptr);
     gst_buffer_unref(out);
   }
@@ -461,7 +461,7 @@ TEST(KeypointMatcher, KeypointsWithoutDescriptorsPassThroughWithOneWarning) {
   for (int i = 0; i < 3; ++i) {
     GstBuffer* out = push_scene(h, positive_scenes()[0].bgr);
     ASSERT_NE(out, nullptr);
-    EXPECT_EQ(gst_buffer_get_keypoint_object_meta(out), nullptr);
+    EXPECT_EQ(gst_buffer_get_keypoints_object_meta(out), nullptr);
     gst_buffer_unref(out);
   }
   auto warnings = bus_messages(h, GST_MESSAGE_WARNING);
@@ -486,8 +486,8 @@ TEST(KeypointMatcher, KeepsFindingAcrossACapsChange) {
     GstBuffer* big = push_scene(h, scene.bgr);
     GstBuffer* small = push_scene(h, smaller);
     ASSERT_TRUE(big && small);
-    const GstKeypointObjectMeta* a = gst_buffer_get_keypoint_object_meta(big);
-    const GstKeypointObjectMeta* b = gst_buffer_get_keypoint_object_meta(small);
+    const GstKeypointsObjectMeta* a = gst_buffer_get_keypoints_object_meta(big);
+    const GstKeypointsObjectMeta* b = gst_buffer_get_keypoints_object_meta(small);
     ASSERT_TRUE(a && b);
     EXPECT_EQ(b->width, static_cast<guint>(smaller.cols));
     EXPECT_LE(object_corner_error(a, scene.homography, files.size()), 2.0);
@@ -510,7 +510,7 @@ TEST(KeypointMatcher, MessagesCarryTheDetectionAndWhyNothingWasFound) {
   gst_harness_set_src_caps_str(h, caps_string(GST_VIDEO_FORMAT_BGR, 640, 480).c_str());
   GstBuffer* found = push_and_pull(h, in);
   ASSERT_NE(found, nullptr);
-  const GstKeypointObjectMeta* meta = gst_buffer_get_keypoint_object_meta(found);
+  const GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(found);
   ASSERT_NE(meta, nullptr);
   auto messages = bus_messages(h, GST_MESSAGE_ELEMENT);
   ASSERT_EQ(messages.size(), 1u);
@@ -567,13 +567,14 @@ TEST(KeypointMatcher, MatchersInARowAddOneDetectionEach) {
   GstHarness* h = gst_harness_new_parse(description.c_str());
   GstBuffer* out = push_scene(h, positive_scenes()[3].bgr);
   ASSERT_NE(out, nullptr);
-  EXPECT_EQ(count_metas(out, GST_KEYPOINT_OBJECT_META_API_TYPE), 2);
+  EXPECT_EQ(count_metas(out, GST_KEYPOINTS_OBJECT_META_API_TYPE), 2);
   EXPECT_EQ(count_metas(out, GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE), 2);
-  const GstKeypointObjectMeta* first = gst_buffer_get_keypoint_object_meta_by_label(out, "first");
-  const GstKeypointObjectMeta* second = gst_buffer_get_keypoint_object_meta_by_label(out, "second");
+  const GstKeypointsObjectMeta* first = gst_buffer_get_keypoints_object_meta_by_label(out, "first");
+  const GstKeypointsObjectMeta* second =
+      gst_buffer_get_keypoints_object_meta_by_label(out, "second");
   ASSERT_TRUE(first && second);
   EXPECT_NE(first, second);
-  EXPECT_EQ(gst_buffer_get_keypoint_object_meta_by_label(out, "third"), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_object_meta_by_label(out, "third"), nullptr);
   gst_buffer_unref(out);
   gst_harness_teardown(h);
 }

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointoverlay: what it draws where, on every supported format, and what it refuses. */
 #include <gst/check/gstharness.h>
-#include <gst/keypoints/gstkeypointobjectmeta.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -331,8 +331,8 @@ GstBuffer* frame_with_tracks(GstVideoFormat format, const std::vector<GstKeypoin
   }
   GstKeypointMotion motion;
   gst_keypoint_motion_init(&motion);
-  gst_buffer_add_keypoint_tracks_meta(buffer, kWidth, kHeight, tracks.data(),
-                                      static_cast<guint>(tracks.size()), &motion);
+  gst_buffer_add_keypoints_tracks_meta(buffer, kWidth, kHeight, tracks.data(),
+                                       static_cast<guint>(tracks.size()), &motion);
   return buffer;
 }
 
@@ -422,9 +422,9 @@ TEST(KeypointOverlay, TrailsOnYuvFramesAndTheTrackLengthProperty) {
  * outline runs through (10, 8), (30, 8), (30, 24) and (10, 24) of the frame. */
 void add_object(GstBuffer* buffer, double scale) {
   const gdouble homography[9] = {scale, 0, 10 * scale, 0, scale, 8 * scale, 0, 0, 1};
-  ASSERT_NE(gst_buffer_add_keypoint_object_meta(buffer, "box", static_cast<guint>(kWidth * scale),
-                                                static_cast<guint>(kHeight * scale), 21, 17,
-                                                homography, 30, 20),
+  ASSERT_NE(gst_buffer_add_keypoints_object_meta(buffer, "box", static_cast<guint>(kWidth * scale),
+                                                 static_cast<guint>(kHeight * scale), 21, 17,
+                                                 homography, 30, 20),
             nullptr);
 }
 

@@ -5,7 +5,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,7 +62,7 @@ CameraRun run_camera(const std::string& description, int count, cv::Size size) {
     if (!out)
       break;
     const GstKeypointsMeta* keypoints = gst_buffer_get_keypoints_meta(out);
-    const GstKeypointTracksMeta* tracks = gst_buffer_get_keypoint_tracks_meta(out);
+    const GstKeypointsTracksMeta* tracks = gst_buffer_get_keypoints_tracks_meta(out);
     if (keypoints && tracks && keypoints->n_keypoints == tracks->n_tracks) {
       TrackedFrame frame;
       for (guint k = 0; k < keypoints->n_keypoints; ++k) {

@@ -6,7 +6,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -50,7 +50,7 @@ std::vector<FrameCopy> run_camera(const std::string& description, int count, cv:
   auto take_outputs = [&] {
     while (GstBuffer* out = gst_harness_try_pull(h)) {
       const GstKeypointsMeta* keypoints = gst_buffer_get_keypoints_meta(out);
-      const GstKeypointTracksMeta* tracks = gst_buffer_get_keypoint_tracks_meta(out);
+      const GstKeypointsTracksMeta* tracks = gst_buffer_get_keypoints_tracks_meta(out);
       if (keypoints && tracks) {
         FrameCopy copy;
         copy.keypoints.assign(keypoints->keypoints, keypoints->keypoints + keypoints->n_keypoints);

@@ -4,7 +4,7 @@
 // buffers and events that follow it, a flush drops it, and the latency grows by one frame.
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -39,8 +39,8 @@ GstBuffer* frame_buffer(const SyntheticScene& scene, int index) {
 }
 
 bool same_tracks(GstBuffer* a, GstBuffer* b) {
-  const GstKeypointTracksMeta* x = gst_buffer_get_keypoint_tracks_meta(a);
-  const GstKeypointTracksMeta* y = gst_buffer_get_keypoint_tracks_meta(b);
+  const GstKeypointsTracksMeta* x = gst_buffer_get_keypoints_tracks_meta(a);
+  const GstKeypointsTracksMeta* y = gst_buffer_get_keypoints_tracks_meta(b);
   return x && y && x->n_tracks == y->n_tracks &&
          std::memcmp(x->tracks, y->tracks, x->n_tracks * sizeof(GstKeypointTrack)) == 0 &&
          std::memcmp(&x->motion, &y->motion, sizeof(x->motion)) == 0;
@@ -114,9 +114,9 @@ TEST(KeypointTrackerInFlight, ABufferWithoutKeypointsKeepsItsPlace) {
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr);
   EXPECT_EQ(GST_BUFFER_PTS(first), 0u);
-  EXPECT_NE(gst_buffer_get_keypoint_tracks_meta(first), nullptr);
+  EXPECT_NE(gst_buffer_get_keypoints_tracks_meta(first), nullptr);
   EXPECT_EQ(GST_BUFFER_PTS(second), GST_SECOND);
-  EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(second), nullptr);
+  EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(second), nullptr);
   gst_buffer_unref(first);
   gst_buffer_unref(second);
   teardown_harness(h);
@@ -141,7 +141,7 @@ TEST(KeypointTrackerInFlight, AFlushDropsTheHeldFrameAndTrackingStartsOver) {
   out = gst_harness_try_pull(h);
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(GST_BUFFER_PTS(out), 2 * GST_SECOND / 30);
-  EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(out)->motion.frame_number, 0u);
+  EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(out)->motion.frame_number, 0u);
   gst_buffer_unref(out);
   teardown_harness(h);
 }

@@ -5,7 +5,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -45,16 +45,16 @@ GstBuffer* track(GstHarness* h, const SyntheticFrame& frame) {
   GstBuffer* out = push_and_pull(h, buffer_with_keypoints(frame, kFrame));
   EXPECT_NE(out, nullptr);
   if (out) {
-    EXPECT_NE(gst_buffer_get_keypoint_tracks_meta(out), nullptr);
+    EXPECT_NE(gst_buffer_get_keypoints_tracks_meta(out), nullptr);
   }
   return out;
 }
 
-const GstKeypointTracksMeta* tracks_of(GstBuffer* buffer) {
-  return gst_buffer_get_keypoint_tracks_meta(buffer);
+const GstKeypointsTracksMeta* tracks_of(GstBuffer* buffer) {
+  return gst_buffer_get_keypoints_tracks_meta(buffer);
 }
 
-std::set<guint64> ids_of(const GstKeypointTracksMeta* meta) {
+std::set<guint64> ids_of(const GstKeypointsTracksMeta* meta) {
   std::set<guint64> ids;
   for (guint i = 0; i < meta->n_tracks; ++i)
     ids.insert(meta->tracks[i].track_id);
@@ -87,8 +87,8 @@ TEST_P(KnownMotion, IsRecoveredAndInliersKeepTheirIds) {
   GstBuffer* a = track(h, first);
   GstBuffer* b = track(h, second);
   ASSERT_TRUE(a && b);
-  const GstKeypointTracksMeta* ta = tracks_of(a);
-  const GstKeypointTracksMeta* tb = tracks_of(b);
+  const GstKeypointsTracksMeta* ta = tracks_of(a);
+  const GstKeypointsTracksMeta* tb = tracks_of(b);
   EXPECT_EQ(ta->motion.frame_number, 0u);
   EXPECT_FALSE(ta->motion.valid);
   EXPECT_EQ(ta->motion.matches, 0u);
@@ -145,7 +145,7 @@ TEST(KeypointTracker, ModelNoneContinuesEveryMatchAndFitsNothing) {
   SyntheticFrame moved = synthetic_frame(scene, similarity(20, 1.0, 30, 0), 0.0f, 6);
   moved.keypoints[0].x = 5.0f;  // no model: no outliers either
   GstBuffer* b = track(h, moved);
-  const GstKeypointTracksMeta* tb = tracks_of(b);
+  const GstKeypointsTracksMeta* tb = tracks_of(b);
   EXPECT_FALSE(tb->motion.valid);
   EXPECT_FALSE(tb->motion.cumulative_valid);
   EXPECT_EQ(tb->motion.model, GST_KEYPOINT_MOTION_MODEL_NONE);
@@ -174,9 +174,9 @@ TEST_P(MissedFrames, TracksResumeWithinMaxMissedAndEndAfter) {
   GstBuffer* f0 = track(h, synthetic_frame(scene, cv::Matx33d::eye(), 0.0f, 8));
   GstBuffer* f1 = track(h, synthetic_frame(scene, step, 0.0f, 9, without_first_50));
   GstBuffer* f2 = track(h, synthetic_frame(scene, step * step, 0.0f, 10));
-  const GstKeypointTracksMeta* t0 = tracks_of(f0);
-  const GstKeypointTracksMeta* t1 = tracks_of(f1);
-  const GstKeypointTracksMeta* t2 = tracks_of(f2);
+  const GstKeypointsTracksMeta* t0 = tracks_of(f0);
+  const GstKeypointsTracksMeta* t1 = tracks_of(f1);
+  const GstKeypointsTracksMeta* t2 = tracks_of(f2);
   EXPECT_EQ(t1->motion.tracks_alive, max_missed >= 1 ? 200u : 150u);
   EXPECT_EQ(t2->motion.tracks_alive, 200u);
   const guint64 max_before = *ids_of(t1).rbegin();
@@ -211,7 +211,7 @@ TEST(KeypointTracker, CumulativeMotionChainsTheFramesAndKeyframesAgree) {
     cv::Matx33d truth = cv::Matx33d::eye();
     for (int frame = 0; frame < 10; ++frame) {
       GstBuffer* out = track(h, synthetic_frame(scene, truth, 0.05f, 100 + frame));
-      const GstKeypointTracksMeta* t = tracks_of(out);
+      const GstKeypointsTracksMeta* t = tracks_of(out);
       EXPECT_EQ(t->motion.frame_number, static_cast<guint64>(frame));
       EXPECT_TRUE(t->motion.cumulative_valid);
       EXPECT_LT(corner_error(matrix_of(t->motion.cumulative), truth, kFrame), 0.5)
@@ -235,7 +235,7 @@ void expect_reset_after(GstHarness* h, const std::function<void()>& disturb,
   const guint64 max_before = *ids_of(tracks_of(f1)).rbegin();
   disturb();
   GstBuffer* f2 = track(h, synthetic_frame(scene, step * step, 0.0f, 15));
-  const GstKeypointTracksMeta* t2 = tracks_of(f2);
+  const GstKeypointsTracksMeta* t2 = tracks_of(f2);
   EXPECT_EQ(t2->motion.frame_number, 0u) << what;
   EXPECT_EQ(t2->motion.matches, 0u) << what;
   EXPECT_GT(*ids_of(t2).begin(), max_before) << what << ": ids are never reused";
@@ -340,7 +340,7 @@ TEST(KeypointTracker, BuffersWithoutKeypointsPassThroughWithOneWarning) {
     GstBuffer* out = push_and_pull(h, in);
     ASSERT_NE(out, nullptr);
     EXPECT_EQ(gst_buffer_peek_memory(out, 0), memory);
-    EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(out), nullptr);
+    EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(out), nullptr);
     GstMapInfo map;
     ASSERT_TRUE(gst_buffer_map(out, &map, GST_MAP_READ));
     EXPECT_EQ(map.data[1234], i);
@@ -372,7 +372,7 @@ TEST(KeypointTracker, KeypointsWithoutDescriptorsPassThroughWithOneWarning) {
                                   GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr);
     GstBuffer* out = push_and_pull(h, in);
     ASSERT_NE(out, nullptr);
-    EXPECT_EQ(gst_buffer_get_keypoint_tracks_meta(out), nullptr);
+    EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(out), nullptr);
     gst_buffer_unref(out);
   }
   auto warnings = bus_messages(h, GST_MESSAGE_WARNING);
@@ -396,7 +396,7 @@ TEST(KeypointTracker, EmptyFramesAndUint8DescriptorsAreTracked) {
                                   n, GST_KEYPOINTS_DESCRIPTOR_UINT8, 128,
                                   n ? bytes.data() : nullptr);
     GstBuffer* out = push_and_pull(h, in);
-    const GstKeypointTracksMeta* t = tracks_of(out);
+    const GstKeypointsTracksMeta* t = tracks_of(out);
     ASSERT_NE(t, nullptr);
     EXPECT_EQ(t->n_tracks, n);
     EXPECT_EQ(t->motion.frame_number, static_cast<guint64>(i));

@@ -28,8 +28,8 @@ class Frame {
     keypoints_ = gst_buffer_add_keypoints_meta(buffer_, GST_KEYPOINTS_METHOD_SIFT, width, 48,
                                                keypoints.data(), (guint)keypoints.size(),
                                                GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr);
-    tracks_ = gst_buffer_add_keypoint_tracks_meta(buffer_, width, 48, tracks.data(),
-                                                  (guint)tracks.size(), &motion);
+    tracks_ = gst_buffer_add_keypoints_tracks_meta(buffer_, width, 48, tracks.data(),
+                                                   (guint)tracks.size(), &motion);
   }
   ~Frame() { gst_buffer_unref(buffer_); }
   Frame(const Frame&) = delete;
@@ -42,7 +42,7 @@ class Frame {
  private:
   GstBuffer* buffer_;
   const GstKeypointsMeta* keypoints_;
-  const GstKeypointTracksMeta* tracks_;
+  const GstKeypointsTracksMeta* tracks_;
 };
 
 std::vector<float> trail_xs(const KeypointTrails& trails, guint64 id) {

@@ -178,7 +178,7 @@ std::vector<ObjectScene> negative_scenes(int count) {
   return scenes;
 }
 
-double object_corner_error(const GstKeypointObjectMeta* meta, const cv::Matx33d& truth,
+double object_corner_error(const GstKeypointsObjectMeta* meta, const cv::Matx33d& truth,
                            cv::Size reference) {
   double worst = 0.0;
   const std::vector<cv::Point2d> corners = reference_corners(reference);

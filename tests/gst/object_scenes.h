@@ -5,7 +5,7 @@
 #pragma once
 
 #include <gst/gst.h>
-#include <gst/keypoints/gstkeypointobjectmeta.h>
+#include <gst/keypoints/gstkeypointsobjectmeta.h>
 
 #include <opencv2/core.hpp>
 #include <string>
@@ -35,7 +35,7 @@ std::vector<ObjectScene> negative_scenes(int count);
 
 // The largest distance between the meta's corners and the reference's corner pixel centres under
 // `truth`.
-double object_corner_error(const GstKeypointObjectMeta* meta, const cv::Matx33d& truth,
+double object_corner_error(const GstKeypointsObjectMeta* meta, const cv::Matx33d& truth,
                            cv::Size reference);
 
 // A colour PNG through GStreamer's pngenc (the suites' OpenCV has no image codecs); false on

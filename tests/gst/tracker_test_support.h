@@ -6,7 +6,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 
 #include <opencv2/core.hpp>
 #include <string>

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # `meson install` into a scratch root, then an application built outside the tree against the
 # installed gstreamer-keypoints-1.0 (pkg-config only) runs the installed plugin and reads the
-# meta; the installed gpusift-extract runs too.
+# meta; another, written against the tracks and object metas' old names, builds and runs; the
+# installed gpusift-extract runs too.
 #   install_test.sh BUILD_DIR PREFIX LIBDIR TEST_SOURCE_DIR IMAGE
 set -euo pipefail
 build=$1 prefix=$2 libdir=$3 sources=$4 image=$5
@@ -17,7 +18,11 @@ root=$work/root$prefix
 lib=$root/$libdir
 for installed in "$lib/gstreamer-1.0/libgstgpusift.so" "$lib/libgstkeypoints-1.0.so" \
   "$lib/pkgconfig/gstreamer-keypoints-1.0.pc" "$root/bin/gpusift-extract" \
-  "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointsmeta.h"; do
+  "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointsmeta.h" \
+  "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointstracksmeta.h" \
+  "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointsobjectmeta.h" \
+  "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointtracksmeta.h" \
+  "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointobjectmeta.h"; do
   [ -e "$installed" ] || { echo "not installed: ${installed#$work/root}"; exit 1; }
 done
 
@@ -32,6 +37,25 @@ cc -std=c11 -Wall -Wextra -Werror -o keypoints-reader keypoints_reader.c \
 # Only the installed plugin: no build tree on any search path.
 env -u GST_PLUGIN_PATH_1_0 GST_PLUGIN_PATH="$lib/gstreamer-1.0" LD_LIBRARY_PATH="$lib" \
   GST_REGISTRY_1_0="$work/registry.bin" ./keypoints-reader "$lib/gstreamer-1.0"
+
+# The tracks and object metas' names from before the rename: an application written against them
+# and their old headers still compiles, warned of each deprecated name, links and runs.
+cp "$sources/old_names_app.c" "$work/app/"
+# shellcheck disable=SC2046
+if ! LC_ALL=C cc -std=c11 -Wall -Wextra -Werror -Wno-error=deprecated-declarations \
+  -o old-names-app old_names_app.c $(pkg-config --cflags --libs gstreamer-keypoints-1.0) \
+  2>"$work/old-names.log"; then
+  cat "$work/old-names.log"
+  exit 1
+fi
+if ! grep -q "deprecated: Use 'gst_buffer_add_keypoints_tracks_meta' instead" "$work/old-names.log"
+then
+  echo "the old names compiled without deprecation warnings:"
+  cat "$work/old-names.log"
+  exit 1
+fi
+echo "old names: $(grep -c 'is deprecated' "$work/old-names.log") deprecation warnings"
+LD_LIBRARY_PATH="$lib" ./old-names-app
 
 "$root/bin/gpusift-extract" --backend cpu "$image" -o "$work/features.csv"
 rows=$(wc -l <"$work/features.csv")

@@ -55,7 +55,7 @@ class ObjectMetaTest(unittest.TestCase):
         self.assertIsNotNone(sample, "no frame came out")
         buffer = sample.get_buffer()
 
-        meta = GstKeypoints.buffer_get_keypoint_object_meta(buffer)
+        meta = GstKeypoints.buffer_get_keypoints_object_meta(buffer)
         self.assertIsNotNone(meta)
         self.assertEqual(meta.get_label(), "cup")
         self.assertEqual((meta.width, meta.height), (600, 400))
@@ -68,7 +68,7 @@ class ObjectMetaTest(unittest.TestCase):
         self.assertEqual(len(meta.homography), 9)
         self.assertAlmostEqual(meta.homography[2], 150, delta=2.0)
         self.assertEqual(
-            GstKeypoints.buffer_get_keypoint_object_meta_by_label(buffer, "cup").label, meta.label
+            GstKeypoints.buffer_get_keypoints_object_meta_by_label(buffer, "cup").label, meta.label
         )
 
         pipeline.set_state(Gst.State.NULL)

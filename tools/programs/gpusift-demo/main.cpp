@@ -5,7 +5,7 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/keypoints/gstkeypointtracksmeta.h>
+#include <gst/keypoints/gstkeypointstracksmeta.h>
 #include <gst/video/video.h>
 
 #include <algorithm>
@@ -74,7 +74,7 @@ GstPadProbeReturn on_overlaid_frame(GstPad* pad, GstPadProbeInfo* info, gpointer
   ++run.frames_out;
   GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
-  const GstKeypointTracksMeta* tracks = gst_buffer_get_keypoint_tracks_meta(buffer);
+  const GstKeypointsTracksMeta* tracks = gst_buffer_get_keypoints_tracks_meta(buffer);
   const int index = static_cast<int>(GST_BUFFER_OFFSET(buffer));
   if (!meta || !tracks || index < 0 || index >= static_cast<int>(run.homographies.size()))
     return GST_PAD_PROBE_OK;

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "gstkeypointtracksmeta.h"
+#include "gstkeypointstracksmeta.h"
 
 #include <math.h>
 #include <string.h>
 
 static const gdouble identity[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
 
-GType gst_keypoint_tracks_meta_api_get_type(void) {
+GType gst_keypoints_tracks_meta_api_get_type(void) {
   static gsize type = 0;
   /* Positions and motions in pixels, as for GstKeypointsMeta: colour conversions keep the meta,
    * scalers transform it, flips, crops and rotations drop it. */
   static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
                                 GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
   if (g_once_init_enter(&type)) {
+    /* Registered under the names from before the meta became GstKeypointsTracksMeta
+     * ("GstKeypointTracksMetaAPI", and "GstKeypointTracksMeta" for its GstMetaInfo), on
+     * purpose: they are the meta's identity at run time, by which code written for the old
+     * names may look it up (g_type_from_name(), gst_meta_get_info(), or a future
+     * serialisation of the meta between processes). Renaming them would gain nothing. */
     GType registered = gst_meta_api_type_register("GstKeypointTracksMetaAPI", tags);
     g_once_init_leave(&type, registered);
   }
@@ -72,8 +77,8 @@ static gboolean motion_is_valid(const GstKeypointMotion* motion) {
          matrix_is_finite(motion->matrix) && matrix_is_finite(motion->cumulative);
 }
 
-static gboolean gst_keypoint_tracks_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
-  GstKeypointTracksMeta* tmeta = (GstKeypointTracksMeta*)meta;
+static gboolean gst_keypoints_tracks_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
+  GstKeypointsTracksMeta* tmeta = (GstKeypointsTracksMeta*)meta;
   (void)params;
   (void)buffer;
   tmeta->width = 0;
@@ -85,17 +90,17 @@ static gboolean gst_keypoint_tracks_meta_init(GstMeta* meta, gpointer params, Gs
   return TRUE;
 }
 
-static void gst_keypoint_tracks_meta_free(GstMeta* meta, GstBuffer* buffer) {
-  GstKeypointTracksMeta* tmeta = (GstKeypointTracksMeta*)meta;
+static void gst_keypoints_tracks_meta_free(GstMeta* meta, GstBuffer* buffer) {
+  GstKeypointsTracksMeta* tmeta = (GstKeypointsTracksMeta*)meta;
   (void)buffer;
   g_clear_pointer(&tmeta->track_bytes, g_bytes_unref);
 }
 
 /* Adds a meta owning the given reference. Arguments are valid. */
-static GstKeypointTracksMeta* add_meta_take(GstBuffer* buffer, guint width, guint height,
-                                            GBytes* track_bytes, const GstKeypointMotion* motion) {
-  GstKeypointTracksMeta* meta =
-      (GstKeypointTracksMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINT_TRACKS_META_INFO, NULL);
+static GstKeypointsTracksMeta* add_meta_take(GstBuffer* buffer, guint width, guint height,
+                                             GBytes* track_bytes, const GstKeypointMotion* motion) {
+  GstKeypointsTracksMeta* meta =
+      (GstKeypointsTracksMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINTS_TRACKS_META_INFO, NULL);
   if (meta == NULL) {
     g_bytes_unref(track_bytes);
     return NULL;
@@ -109,11 +114,11 @@ static GstKeypointTracksMeta* add_meta_take(GstBuffer* buffer, guint width, guin
   return meta;
 }
 
-GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, guint width,
-                                                           guint height,
-                                                           const GstKeypointTrack* tracks,
-                                                           guint n_tracks,
-                                                           const GstKeypointMotion* motion) {
+GstKeypointsTracksMeta* gst_buffer_add_keypoints_tracks_meta(GstBuffer* buffer, guint width,
+                                                             guint height,
+                                                             const GstKeypointTrack* tracks,
+                                                             guint n_tracks,
+                                                             const GstKeypointMotion* motion) {
   gsize size;
 
   g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
@@ -126,7 +131,7 @@ GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, gu
   return add_meta_take(buffer, width, height, g_bytes_new(tracks, size), motion);
 }
 
-GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
+GstKeypointsTracksMeta* gst_buffer_add_keypoints_tracks_meta_from_bytes(
     GstBuffer* buffer, guint width, guint height, GBytes* tracks, const GstKeypointMotion* motion) {
   gsize size;
 
@@ -142,15 +147,15 @@ GstKeypointTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
   return add_meta_take(buffer, width, height, g_bytes_ref(tracks), motion);
 }
 
-GstKeypointTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer) {
+GstKeypointsTracksMeta* gst_buffer_get_keypoints_tracks_meta(GstBuffer* buffer) {
   g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
-  return (GstKeypointTracksMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINT_TRACKS_META_API_TYPE);
+  return (GstKeypointsTracksMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINTS_TRACKS_META_API_TYPE);
 }
 
-GstBuffer* gst_keypoint_tracks_meta_get_tracks_buffer(const GstKeypointTracksMeta* meta) {
+GstBuffer* gst_keypoints_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta) {
   g_return_val_if_fail(meta != NULL, NULL);
   g_return_val_if_fail(meta->meta.info != NULL &&
-                           meta->meta.info->api == GST_KEYPOINT_TRACKS_META_API_TYPE &&
+                           meta->meta.info->api == GST_KEYPOINTS_TRACKS_META_API_TYPE &&
                            meta->track_bytes != NULL,
                        NULL);
   /* Wrapped memory needs a data pointer, which empty GBytes may lack. */
@@ -172,9 +177,9 @@ static void scale_matrix(gdouble* m, gdouble sx, gdouble sy) {
   }
 }
 
-static gboolean gst_keypoint_tracks_meta_transform(GstBuffer* dest, GstMeta* meta,
-                                                   GstBuffer* buffer, GQuark type, gpointer data) {
-  const GstKeypointTracksMeta* src = (const GstKeypointTracksMeta*)meta;
+static gboolean gst_keypoints_tracks_meta_transform(GstBuffer* dest, GstMeta* meta,
+                                                    GstBuffer* buffer, GQuark type, gpointer data) {
+  const GstKeypointsTracksMeta* src = (const GstKeypointsTracksMeta*)meta;
   (void)buffer;
 
   if (GST_META_TRANSFORM_IS_COPY(type)) {
@@ -204,14 +209,47 @@ static gboolean gst_keypoint_tracks_meta_transform(GstBuffer* dest, GstMeta* met
   return FALSE;
 }
 
-const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void) {
+const GstMetaInfo* gst_keypoints_tracks_meta_get_info(void) {
   static const GstMetaInfo* info = NULL;
   if (g_once_init_enter(&info)) {
+    /* The name from before the rename, as for the API type. */
     const GstMetaInfo* registered =
-        gst_meta_register(GST_KEYPOINT_TRACKS_META_API_TYPE, "GstKeypointTracksMeta",
-                          sizeof(GstKeypointTracksMeta), gst_keypoint_tracks_meta_init,
-                          gst_keypoint_tracks_meta_free, gst_keypoint_tracks_meta_transform);
+        gst_meta_register(GST_KEYPOINTS_TRACKS_META_API_TYPE, "GstKeypointTracksMeta",
+                          sizeof(GstKeypointsTracksMeta), gst_keypoints_tracks_meta_init,
+                          gst_keypoints_tracks_meta_free, gst_keypoints_tracks_meta_transform);
     g_once_init_leave(&info, registered);
   }
   return info;
+}
+
+/* The names from before the rename (the header's compatibility part): exported wrappers, so that
+ * applications linked against them keep working. */
+
+GType gst_keypoint_tracks_meta_api_get_type(void) {
+  return gst_keypoints_tracks_meta_api_get_type();
+}
+
+const GstMetaInfo* gst_keypoint_tracks_meta_get_info(void) {
+  return gst_keypoints_tracks_meta_get_info();
+}
+
+GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta(GstBuffer* buffer, guint width,
+                                                            guint height,
+                                                            const GstKeypointTrack* tracks,
+                                                            guint n_tracks,
+                                                            const GstKeypointMotion* motion) {
+  return gst_buffer_add_keypoints_tracks_meta(buffer, width, height, tracks, n_tracks, motion);
+}
+
+GstKeypointsTracksMeta* gst_buffer_add_keypoint_tracks_meta_from_bytes(
+    GstBuffer* buffer, guint width, guint height, GBytes* tracks, const GstKeypointMotion* motion) {
+  return gst_buffer_add_keypoints_tracks_meta_from_bytes(buffer, width, height, tracks, motion);
+}
+
+GstKeypointsTracksMeta* gst_buffer_get_keypoint_tracks_meta(GstBuffer* buffer) {
+  return gst_buffer_get_keypoints_tracks_meta(buffer);
+}
+
+GstBuffer* gst_keypoint_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta) {
+  return gst_keypoints_tracks_meta_get_tracks_buffer(meta);
 }

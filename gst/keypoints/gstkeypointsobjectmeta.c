@@ -1,24 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "gstkeypointobjectmeta.h"
+#include "gstkeypointsobjectmeta.h"
 
 #include <math.h>
 #include <string.h>
 
-GType gst_keypoint_object_meta_api_get_type(void) {
+GType gst_keypoints_object_meta_api_get_type(void) {
   static gsize type = 0;
   /* Frame positions, as for GstKeypointsMeta: colour conversions keep the meta, scalers transform
    * it, flips, crops and rotations drop it. */
   static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
                                 GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
   if (g_once_init_enter(&type)) {
+    /* Registered under the names from before the meta became GstKeypointsObjectMeta
+     * ("GstKeypointObjectMetaAPI", and "GstKeypointObjectMeta" for its GstMetaInfo), on
+     * purpose: they are the meta's identity at run time, by which code written for the old
+     * names may look it up (g_type_from_name(), gst_meta_get_info(), or a future
+     * serialisation of the meta between processes). Renaming them would gain nothing. */
     GType registered = gst_meta_api_type_register("GstKeypointObjectMetaAPI", tags);
     g_once_init_leave(&type, registered);
   }
   return type;
 }
 
-static gboolean gst_keypoint_object_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
-  GstKeypointObjectMeta* ometa = (GstKeypointObjectMeta*)meta;
+static gboolean gst_keypoints_object_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
+  GstKeypointsObjectMeta* ometa = (GstKeypointsObjectMeta*)meta;
   (void)params;
   (void)buffer;
   ometa->label = 0;
@@ -68,16 +73,16 @@ static gboolean matrix_is_finite(const gdouble* m) {
 }
 
 /* Adds a meta for valid arguments; NULL when the corners do not map to finite points. */
-static GstKeypointObjectMeta* add_meta(GstBuffer* buffer, GQuark label, guint width, guint height,
-                                       guint reference_width, guint reference_height,
-                                       const gdouble* homography, guint matches, guint inliers) {
+static GstKeypointsObjectMeta* add_meta(GstBuffer* buffer, GQuark label, guint width, guint height,
+                                        guint reference_width, guint reference_height,
+                                        const gdouble* homography, guint matches, guint inliers) {
   gdouble corners[8];
-  GstKeypointObjectMeta* meta;
+  GstKeypointsObjectMeta* meta;
 
   if (!project_corners(homography, reference_width, reference_height, corners)) {
     return NULL;
   }
-  meta = (GstKeypointObjectMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINT_OBJECT_META_INFO, NULL);
+  meta = (GstKeypointsObjectMeta*)gst_buffer_add_meta(buffer, GST_KEYPOINTS_OBJECT_META_INFO, NULL);
   if (meta == NULL) {
     return NULL;
   }
@@ -93,10 +98,10 @@ static GstKeypointObjectMeta* add_meta(GstBuffer* buffer, GQuark label, guint wi
   return meta;
 }
 
-GstKeypointObjectMeta* gst_buffer_add_keypoint_object_meta(
+GstKeypointsObjectMeta* gst_buffer_add_keypoints_object_meta(
     GstBuffer* buffer, const gchar* label, guint width, guint height, guint reference_width,
     guint reference_height, const gdouble* homography, guint matches, guint inliers) {
-  GstKeypointObjectMeta* meta;
+  GstKeypointsObjectMeta* meta;
 
   g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
   g_return_val_if_fail(gst_buffer_is_writable(buffer), NULL);
@@ -112,13 +117,13 @@ GstKeypointObjectMeta* gst_buffer_add_keypoint_object_meta(
   return meta;
 }
 
-GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer) {
+GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta(GstBuffer* buffer) {
   g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
-  return (GstKeypointObjectMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINT_OBJECT_META_API_TYPE);
+  return (GstKeypointsObjectMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINTS_OBJECT_META_API_TYPE);
 }
 
-GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* buffer,
-                                                                    const gchar* label) {
+GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta_by_label(GstBuffer* buffer,
+                                                                      const gchar* label) {
   gpointer state = NULL;
   GstMeta* meta;
   GQuark quark;
@@ -131,22 +136,22 @@ GstKeypointObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* b
     return NULL;
   }
   while ((meta = gst_buffer_iterate_meta_filtered(buffer, &state,
-                                                  GST_KEYPOINT_OBJECT_META_API_TYPE)) != NULL) {
-    if (((GstKeypointObjectMeta*)meta)->label == quark) {
-      return (GstKeypointObjectMeta*)meta;
+                                                  GST_KEYPOINTS_OBJECT_META_API_TYPE)) != NULL) {
+    if (((GstKeypointsObjectMeta*)meta)->label == quark) {
+      return (GstKeypointsObjectMeta*)meta;
     }
   }
   return NULL;
 }
 
-const gchar* gst_keypoint_object_meta_get_label(const GstKeypointObjectMeta* meta) {
+const gchar* gst_keypoints_object_meta_get_label(const GstKeypointsObjectMeta* meta) {
   g_return_val_if_fail(meta != NULL, NULL);
   return g_quark_to_string(meta->label);
 }
 
-static gboolean gst_keypoint_object_meta_transform(GstBuffer* dest, GstMeta* meta,
-                                                   GstBuffer* buffer, GQuark type, gpointer data) {
-  const GstKeypointObjectMeta* src = (const GstKeypointObjectMeta*)meta;
+static gboolean gst_keypoints_object_meta_transform(GstBuffer* dest, GstMeta* meta,
+                                                    GstBuffer* buffer, GQuark type, gpointer data) {
+  const GstKeypointsObjectMeta* src = (const GstKeypointsObjectMeta*)meta;
   (void)buffer;
 
   if (GST_META_TRANSFORM_IS_COPY(type)) {
@@ -177,13 +182,45 @@ static gboolean gst_keypoint_object_meta_transform(GstBuffer* dest, GstMeta* met
   return FALSE;
 }
 
-const GstMetaInfo* gst_keypoint_object_meta_get_info(void) {
+const GstMetaInfo* gst_keypoints_object_meta_get_info(void) {
   static const GstMetaInfo* info = NULL;
   if (g_once_init_enter(&info)) {
+    /* The name from before the rename, as for the API type. */
     const GstMetaInfo* registered = gst_meta_register(
-        GST_KEYPOINT_OBJECT_META_API_TYPE, "GstKeypointObjectMeta", sizeof(GstKeypointObjectMeta),
-        gst_keypoint_object_meta_init, NULL, gst_keypoint_object_meta_transform);
+        GST_KEYPOINTS_OBJECT_META_API_TYPE, "GstKeypointObjectMeta", sizeof(GstKeypointsObjectMeta),
+        gst_keypoints_object_meta_init, NULL, gst_keypoints_object_meta_transform);
     g_once_init_leave(&info, registered);
   }
   return info;
+}
+
+/* The names from before the rename (the header's compatibility part): exported wrappers, so that
+ * applications linked against them keep working. */
+
+GType gst_keypoint_object_meta_api_get_type(void) {
+  return gst_keypoints_object_meta_api_get_type();
+}
+
+const GstMetaInfo* gst_keypoint_object_meta_get_info(void) {
+  return gst_keypoints_object_meta_get_info();
+}
+
+GstKeypointsObjectMeta* gst_buffer_add_keypoint_object_meta(
+    GstBuffer* buffer, const gchar* label, guint width, guint height, guint reference_width,
+    guint reference_height, const gdouble* homography, guint matches, guint inliers) {
+  return gst_buffer_add_keypoints_object_meta(buffer, label, width, height, reference_width,
+                                              reference_height, homography, matches, inliers);
+}
+
+GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta(GstBuffer* buffer) {
+  return gst_buffer_get_keypoints_object_meta(buffer);
+}
+
+GstKeypointsObjectMeta* gst_buffer_get_keypoint_object_meta_by_label(GstBuffer* buffer,
+                                                                     const gchar* label) {
+  return gst_buffer_get_keypoints_object_meta_by_label(buffer, label);
+}
+
+const gchar* gst_keypoint_object_meta_get_label(const GstKeypointsObjectMeta* meta) {
+  return gst_keypoints_object_meta_get_label(meta);
 }
