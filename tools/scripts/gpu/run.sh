@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU host (see prepare.sh): the CUDA and GStreamer suites, compute-sanitizer on one
 # frame, the extractor and pipeline benchmarks and the main job. Logs go to $OUT; a short
-# summary is printed last.
+# summary is printed last, with every skipped test by name. Exits 1 when anything failed, when a
+# whole suite skipped (exit 77: no GPU seen, which on a GPU host is a broken setup) or when a test
+# skipped for a reason that EXPECTED_SKIPS (an extended regex over gtest's skip messages) does not
+# name.
 set -u
-cd "$(dirname "$0")/../../.."
+cd "$(dirname "$0")/../../.." || exit 1
 out=${OUT:-/tmp/gpusift-out}
 mkdir -p "$out"
 [ -d .gpu/runtime ] || tar -C .gpu -xJf .gpu/runtime.tar.xz
@@ -17,6 +20,13 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | 
 gst-inspect-1.0 gpusiftfilter >"$out/inspect.txt" 2>&1 || echo "gst-inspect failed"
 
 summary=()
+failures=()
+skipped=()
+expected_skips=${EXPECTED_SKIPS:-'cv::SIFT always doubles the image|a GPU is present|GPUSIFT_FIND_OBJECT_EXAMPLE is not set|needs two CUDA devices, 1 present'}
+# Every "[  SKIPPED ] Suite.Test" of a gtest log with the message gtest printed before it.
+skips_of() {
+  awk '/: Skipped$/ { getline reason } /^\[  SKIPPED \] .* \([0-9]+ ms\)$/ { print $4 " (" reason ")" }' "$1"
+}
 mkdir -p "$out/logs"
 for test in ${TESTS:-.gpu/bin/test_*}; do
   name=$(basename "$test")
@@ -24,6 +34,12 @@ for test in ${TESTS:-.gpu/bin/test_*}; do
   rc=$?
   echo "$name rc=$rc"
   summary+=("$name rc=$rc $(grep -E '^\[  (PASSED|FAILED)  \]|^SKIP' "$out/logs/$name.log" | head -3 | tr '\n' ' ')")
+  [ "$rc" -eq 0 ] || failures+=("$name exited $rc$([ "$rc" -eq 77 ] && echo ' (skipped whole: no GPU seen)')")
+  while IFS= read -r skip; do
+    [ -n "$skip" ] || continue
+    skipped+=("$name: $skip")
+    grep -qE "$expected_skips" <<<"$skip" || failures+=("$name: unexpected skip $skip")
+  done < <(skips_of "$out/logs/$name.log")
 done
 
 # compute-sanitizer on a frame of each method (binary:filter).
@@ -34,7 +50,9 @@ for target in "test_cuda_frames:CudaFrames.PaddedHostRowsEqualPackedRows" \
     log="$out/logs/sanitizer-$tool-${target%%:*}.log"
     timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 ".gpu/bin/${target%%:*}" \
       --gtest_filter="${target#*:}" >"$log" 2>&1
-    summary+=("compute-sanitizer $tool ${target%%:*} rc=$? $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ')")
+    rc=$?
+    summary+=("compute-sanitizer $tool ${target%%:*} rc=$rc $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tr '\n' ' ')")
+    [ "$rc" -eq 0 ] || failures+=("compute-sanitizer $tool ${target%%:*} exited $rc")
   done
 done
 
@@ -55,7 +73,21 @@ timeout 120 .gpu/bin/gpusift-demo --image tests/data/astronaut.png --frames 90 \
   --mp4 "$out/logs/demo.mp4" --png "$out/demo.png" >"$out/demo.log" 2>&1
 summary+=("main job rc=$? $(tail -4 "$out/demo.log" | head -3 | tr '\n' ' ')")
 
+# Benchmarks, pipelines and the main job: a non-zero exit in the summary is a failure too.
+for line in "${summary[@]}"; do
+  case "$line" in
+    *bench\ rc=[1-9]* | *.sh\ rc=[1-9]* | main\ job\ rc=[1-9]*) failures+=("$line") ;;
+  esac
+done
+
 tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$out/logs"
 tail -4 "$out/demo.log"
 cat "$out"/*.md
 printf '%s\n' "${summary[@]}"
+printf 'skipped: %d test(s)\n' "${#skipped[@]}"
+printf '  %s\n' "${skipped[@]}"
+if [ "${#failures[@]}" -gt 0 ]; then
+  printf 'FAILED: %s\n' "${failures[@]}"
+  exit 1
+fi
+echo "all passed"
