@@ -1,17 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// main() of the GStreamer suites that need a GPU: "skipped" for meson (exit 77) without one.
+// main() of the GStreamer suites that need a GPU: "skipped" for meson (exit 77) without one, a
+// failure with a broken CUDA setup (gpu_presence.h).
 #include <gst/gst.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
-
-#include "gpusift/extractor.h"
+#include "gpu_presence.h"
 
 int main(int argc, char** argv) {
-  if (gpusift::cuda_device_count() == 0) {
-    std::printf("SKIP: no CUDA device on this machine\n");
-    return 77;
-  }
+  if (const int status = gpusift::test::gpu_suite_gate(); status != gpusift::test::kRunSuite)
+    return status;
   g_setenv("GST_TRACERS", "leaks", TRUE);
   gst_init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);
