@@ -597,10 +597,22 @@ static gboolean gst_keypoint_base_transform_query(GstBaseTransform* trans,
   return answered;
 }
 
+// One rule for every property: one flagged changeable only in NULL and READY is refused in
+// PAUSED and PLAYING, with a warning, and keeps its value (the value in use); the others apply at
+// the next frame.
 static void gst_keypoint_base_transform_set_property(GObject* object, guint id, const GValue* value,
                                                      GParamSpec* pspec) {
   GstKeypointBaseTransform* self = GST_KEYPOINT_BASE_TRANSFORM(object);
   GST_OBJECT_LOCK(self);
+  if ((pspec->flags & GST_PARAM_MUTABLE_READY) && GST_STATE(self) > GST_STATE_READY) {
+    const GstState state = GST_STATE(self);
+    gchar* name = g_strdup(GST_OBJECT_NAME(self));
+    GST_OBJECT_UNLOCK(self);
+    g_warning("%s: %s can change only in the NULL or READY state, not in %s; it keeps its value",
+              name, pspec->name, gst_element_state_get_name(state));
+    g_free(name);
+    return;
+  }
   if (id >= kKeypointBasePropertyIds)
     base_properties().set(PRIV(self)->settings, id, value);
   else

@@ -84,8 +84,9 @@ void install_filter_properties(GObjectClass* klass) {
   const SiftParams d = FilterSettings::video_defaults().sift;
   filter_properties().install(
       klass, kPropMethod,
+      // Applies at the next frame: the frames in flight leave first, then a new extractor.
       g_param_spec_enum("method", "Method", "Feature detector and descriptor", method_enum_type(),
-                        static_cast<gint>(Method::kSift), kReadyOnly),
+                        static_cast<gint>(Method::kSift), kMutablePlaying),
       [](FilterSettings& s) { return PropertyField(&s.features.method); });
   filter_properties().install(
       klass, kPropNfeatures,
