@@ -5,7 +5,7 @@
 
 #include "cuda_check.h"
 #include "gpusift/cuda_sift.h"
-#include "gpusift/cuda_device.h"
+#include "gpusift/extractor.h"
 
 namespace gpusift {
 

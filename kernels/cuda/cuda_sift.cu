@@ -15,7 +15,7 @@
 #include "forked_stream.h"
 #include "frame_staging.h"
 #include "gpusift/cuda_sift.h"
-#include "gpusift/cuda_device.h"
+#include "gpusift/extractor.h"
 #include "gpusift/host_copy.h"
 #include "gpusift/sift_descriptor.h"
 #include "gpusift/sift_extrema.h"

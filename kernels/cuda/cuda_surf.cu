@@ -10,7 +10,7 @@
 #include "device_memory.h"
 #include "extract_frame.h"
 #include "frame_staging.h"
-#include "gpusift/cuda_device.h"
+#include "gpusift/extractor.h"
 #include "gpusift/host_copy.h"
 #include "launch_fault_hook.h"
 #include "list_primitives.h"

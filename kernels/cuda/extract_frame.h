@@ -7,8 +7,8 @@
 #include <string>
 
 #include "cuda_check.h"
-#include "gpusift/cuda_device.h"
 #include "gpusift/error.h"
+#include "gpusift/extractor.h"
 #include "gpusift/features.h"
 #include "gpusift/frame.h"
 #include "gpusift/frame_check.h"

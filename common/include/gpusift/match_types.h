@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The value types of descriptor matching and motion estimation, shared by the CPU backend
-// (common/) and the public Matcher interface (kernels/include/gpusift/matcher.h).
+// (common/) and the public Matcher interface (common/api/include/gpusift/matcher.h).
 #pragma once
 
 #include <cstdint>

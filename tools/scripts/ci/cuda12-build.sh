@@ -35,7 +35,8 @@ command -v "$clang" > /dev/null || {
 exact=$(sed -n '/cuda_exact_objects.process(/,/)/p' kernels/cuda/meson.build |
   grep -o "'[a-z_]*\.cu'" | tr -d "'")
 common=(-x cuda --cuda-path="$root" -std=c++17 -O3 -DNDEBUG -DGPUSIFT_HAVE_CUDA
-  -Icommon/include -Ikernels/include -Wall -Wextra -Werror -Wno-unknown-cuda-version
+  -Icommon/include -Icommon/api/include -Ikernels/include
+  -Wall -Wextra -Werror -Wno-unknown-cuda-version
   # clang 16 and CUDA 12.9's CCCL: CCCL's concept emulation declares variadic functions (never
   # called) and it puts [[deprecated]] where clang 16 refuses it.
   -Xclang -fcuda-allow-variadic-functions -DCCCL_IGNORE_DEPRECATED_API

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "gpusift/cuda_device.h"  // cuda_device_count
 #include "gpusift/features.h"
 #include "gpusift/frame.h"
 #include "gpusift/host_frame_access.h"
@@ -20,7 +19,7 @@ namespace gpusift {
 
 enum class Backend { kAuto, kCpu, kCuda };
 
-struct DeviceFeatures;  // gpusift/cuda_sift.h
+struct DeviceFeatures;  // defined by the CUDA backend (kernels/include)
 
 const char* backend_name(Backend backend);
 // Accepts "auto", "cpu", "cuda".
@@ -92,5 +91,9 @@ std::unique_ptr<Extractor> create_cuda_extractor_on_current_context(const Featur
 
 // Backends compiled into this build, in preference order.
 std::vector<Backend> built_backends();
+// Usable CUDA devices; 0 when the CUDA backend is not built, or there is no driver or GPU.
+// Defined by the CUDA backend (kernels/cuda/cuda_device.cu, whose kernels call it too), or by
+// common/api/src/cuda_backend_absent.cpp when that backend is not built.
+int cuda_device_count();
 
 }  // namespace gpusift
