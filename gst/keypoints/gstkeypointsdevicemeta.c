@@ -1,31 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstkeypointsdevicemeta.h"
 
+#include "gstkeypoints-private.h"
+
 #include <gst/video/video.h>
 
 #define DEVICE_REQUEST_NAME "gpusift-device-descriptors-request"
 
 GType gst_keypoints_device_meta_api_get_type(void) {
   static gsize type = 0;
-  /* The tags of GstKeypointsMeta, so that whatever drops the keypoints drops these too. */
-  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
-  if (g_once_init_enter(&type)) {
-    GType registered = gst_meta_api_type_register("GstKeypointsDeviceMetaAPI", tags);
-    g_once_init_leave(&type, registered);
-  }
-  return type;
-}
-
-static gboolean device_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
-  GstKeypointsDeviceMeta* dmeta = (GstKeypointsDeviceMeta*)meta;
-  (void)params;
-  (void)buffer;
-  dmeta->memory = NULL;
-  dmeta->context = NULL;
-  dmeta->n_rows = 0;
-  dmeta->row_bytes = 0;
-  return TRUE;
+  return gst_keypoints_meta_api_type_once(&type, "GstKeypointsDeviceMetaAPI");
 }
 
 static void device_meta_free(GstMeta* meta, GstBuffer* buffer) {
@@ -51,13 +35,10 @@ static gboolean device_meta_transform(GstBuffer* dest, GstMeta* meta, GstBuffer*
 
 const GstMetaInfo* gst_keypoints_device_meta_get_info(void) {
   static const GstMetaInfo* info = NULL;
-  if (g_once_init_enter(&info)) {
-    const GstMetaInfo* registered = gst_meta_register(
-        gst_keypoints_device_meta_api_get_type(), "GstKeypointsDeviceMeta",
-        sizeof(GstKeypointsDeviceMeta), device_meta_init, device_meta_free, device_meta_transform);
-    g_once_init_leave(&info, registered);
-  }
-  return info;
+  return gst_keypoints_meta_info_once(&info, gst_keypoints_device_meta_api_get_type(),
+                                      "GstKeypointsDeviceMeta", sizeof(GstKeypointsDeviceMeta),
+                                      gst_keypoints_meta_zero_init, device_meta_free,
+                                      device_meta_transform);
 }
 
 GstKeypointsDeviceMeta* gst_buffer_add_keypoints_device_meta(GstBuffer* buffer, GstBuffer* memory,

@@ -1,19 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstkeypointsmeta.h"
 
+#include "gstkeypoints-private.h"
+
 #include <math.h>
 
 GType gst_keypoints_meta_api_get_type(void) {
   static gsize type = 0;
-  /* The keypoints are pixel positions: elements that only change the colour space keep the meta,
-   * scalers transform it, anything else that moves pixels (flip, crop, rotate) drops it. */
-  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
-  if (g_once_init_enter(&type)) {
-    GType registered = gst_meta_api_type_register("GstKeypointsMetaAPI", tags);
-    g_once_init_leave(&type, registered);
-  }
-  return type;
+  return gst_keypoints_meta_api_type_once(&type, "GstKeypointsMetaAPI");
 }
 
 gsize gst_keypoints_descriptor_type_element_size(GstKeypointsDescriptorType type) {
@@ -62,23 +56,6 @@ static gboolean descriptor_bytes_size(guint n_keypoints, GstKeypointsDescriptorT
          g_size_checked_mul(&row, descriptor_size,
                             gst_keypoints_descriptor_type_element_size(type)) &&
          g_size_checked_mul(size, row, n_keypoints);
-}
-
-static gboolean gst_keypoints_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
-  GstKeypointsMeta* kmeta = (GstKeypointsMeta*)meta;
-  (void)params;
-  (void)buffer;
-  kmeta->method = GST_KEYPOINTS_METHOD_SIFT;
-  kmeta->width = 0;
-  kmeta->height = 0;
-  kmeta->n_keypoints = 0;
-  kmeta->keypoints = NULL;
-  kmeta->descriptor_type = GST_KEYPOINTS_DESCRIPTOR_NONE;
-  kmeta->descriptor_size = 0;
-  kmeta->descriptors = NULL;
-  kmeta->keypoint_bytes = NULL;
-  kmeta->descriptor_bytes = NULL;
-  return TRUE;
 }
 
 static void gst_keypoints_meta_free(GstMeta* meta, GstBuffer* buffer) {
@@ -206,25 +183,24 @@ GBytes* gst_keypoints_meta_get_descriptors_bytes(const GstKeypointsMeta* meta) {
   return meta->descriptor_bytes ? g_bytes_ref(meta->descriptor_bytes) : NULL;
 }
 
-/* A read-only buffer over the bytes, sharing them; without memory when they are empty, because
- * wrapped memory needs a data pointer and empty GBytes may have none. */
-static GstBuffer* buffer_sharing(GBytes* bytes) {
-  if (g_bytes_get_size(bytes) == 0) {
-    return gst_buffer_new();
-  }
-  return gst_buffer_new_wrapped_bytes(bytes);
+/* A read-only buffer over the bytes, sharing them (it takes the reference; NULL stays NULL);
+ * without memory when they are empty, because wrapped memory needs a data pointer and empty
+ * GBytes may have none. */
+static GstBuffer* buffer_taking(GBytes* bytes) {
+  GstBuffer* buffer = NULL;
+  if (bytes == NULL)
+    return NULL;
+  buffer = g_bytes_get_size(bytes) == 0 ? gst_buffer_new() : gst_buffer_new_wrapped_bytes(bytes);
+  g_bytes_unref(bytes);
+  return buffer;
 }
 
 GstBuffer* gst_keypoints_meta_get_keypoints_buffer(const GstKeypointsMeta* meta) {
-  g_return_val_if_fail(meta != NULL, NULL);
-  g_return_val_if_fail(meta_is_valid(meta), NULL);
-  return buffer_sharing(meta->keypoint_bytes);
+  return buffer_taking(gst_keypoints_meta_get_keypoints_bytes(meta));
 }
 
 GstBuffer* gst_keypoints_meta_get_descriptors_buffer(const GstKeypointsMeta* meta) {
-  g_return_val_if_fail(meta != NULL, NULL);
-  g_return_val_if_fail(meta_is_valid(meta), NULL);
-  return meta->descriptor_bytes ? buffer_sharing(meta->descriptor_bytes) : NULL;
+  return buffer_taking(gst_keypoints_meta_get_descriptors_bytes(meta));
 }
 
 /* Keypoints of src mapped into a width x height coordinate space covering the same image. */
@@ -293,11 +269,7 @@ static gboolean gst_keypoints_meta_transform(GstBuffer* dest, GstMeta* meta, Gst
 
 const GstMetaInfo* gst_keypoints_meta_get_info(void) {
   static const GstMetaInfo* info = NULL;
-  if (g_once_init_enter(&info)) {
-    const GstMetaInfo* registered = gst_meta_register(
-        GST_KEYPOINTS_META_API_TYPE, "GstKeypointsMeta", sizeof(GstKeypointsMeta),
-        gst_keypoints_meta_init, gst_keypoints_meta_free, gst_keypoints_meta_transform);
-    g_once_init_leave(&info, registered);
-  }
-  return info;
+  return gst_keypoints_meta_info_once(&info, GST_KEYPOINTS_META_API_TYPE, "GstKeypointsMeta",
+                                      sizeof(GstKeypointsMeta), gst_keypoints_meta_zero_init,
+                                      gst_keypoints_meta_free, gst_keypoints_meta_transform);
 }

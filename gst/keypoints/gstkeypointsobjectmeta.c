@@ -1,41 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstkeypointsobjectmeta.h"
 
+#include "gstkeypoints-private.h"
+
 #include <math.h>
 #include <string.h>
 
 GType gst_keypoints_object_meta_api_get_type(void) {
   static gsize type = 0;
-  /* Frame positions, as for GstKeypointsMeta: colour conversions keep the meta, scalers transform
-   * it, flips, crops and rotations drop it. */
-  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
-  if (g_once_init_enter(&type)) {
-    /* Registered under the names from before the meta became GstKeypointsObjectMeta
-     * ("GstKeypointObjectMetaAPI", and "GstKeypointObjectMeta" for its GstMetaInfo), on
-     * purpose: they are the meta's identity at run time, by which code written for the old
-     * names may look it up (g_type_from_name(), gst_meta_get_info(), or a future
-     * serialisation of the meta between processes). Renaming them would gain nothing. */
-    GType registered = gst_meta_api_type_register("GstKeypointObjectMetaAPI", tags);
-    g_once_init_leave(&type, registered);
-  }
-  return type;
-}
-
-static gboolean gst_keypoints_object_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
-  GstKeypointsObjectMeta* ometa = (GstKeypointsObjectMeta*)meta;
-  (void)params;
-  (void)buffer;
-  ometa->label = 0;
-  ometa->width = 0;
-  ometa->height = 0;
-  ometa->reference_width = 0;
-  ometa->reference_height = 0;
-  memset(ometa->corners, 0, sizeof(ometa->corners));
-  memset(ometa->homography, 0, sizeof(ometa->homography));
-  ometa->matches = 0;
-  ometa->inliers = 0;
-  return TRUE;
+  /* Registered under the names from before the meta became GstKeypointsObjectMeta
+   * ("GstKeypointObjectMetaAPI", and "GstKeypointObjectMeta" for its GstMetaInfo), on
+   * purpose: they are the meta's identity at run time, by which code written for the old
+   * names may look it up (g_type_from_name(), gst_meta_get_info(), or a future
+   * serialisation of the meta between processes). Renaming them would gain nothing. */
+  return gst_keypoints_meta_api_type_once(&type, "GstKeypointObjectMetaAPI");
 }
 
 /* The reference's corner pixel centres mapped by h; FALSE when one does not map to a finite
@@ -58,16 +36,6 @@ static gboolean project_corners(const gdouble* h, guint reference_width, guint r
     }
     corners[2 * i] = px;
     corners[2 * i + 1] = py;
-  }
-  return TRUE;
-}
-
-static gboolean matrix_is_finite(const gdouble* m) {
-  guint i;
-  for (i = 0; i < 9; i++) {
-    if (!isfinite(m[i])) {
-      return FALSE;
-    }
   }
   return TRUE;
 }
@@ -108,7 +76,7 @@ GstKeypointsObjectMeta* gst_buffer_add_keypoints_object_meta(
   g_return_val_if_fail(label != NULL && label[0] != '\0', NULL);
   g_return_val_if_fail(width > 0 && height > 0, NULL);
   g_return_val_if_fail(reference_width > 0 && reference_height > 0, NULL);
-  g_return_val_if_fail(homography != NULL && matrix_is_finite(homography), NULL);
+  g_return_val_if_fail(homography != NULL && gst_keypoints_matrix_is_finite(homography), NULL);
   g_return_val_if_fail(inliers <= matches, NULL);
 
   meta = add_meta(buffer, g_quark_from_string(label), width, height, reference_width,
@@ -184,14 +152,11 @@ static gboolean gst_keypoints_object_meta_transform(GstBuffer* dest, GstMeta* me
 
 const GstMetaInfo* gst_keypoints_object_meta_get_info(void) {
   static const GstMetaInfo* info = NULL;
-  if (g_once_init_enter(&info)) {
-    /* The name from before the rename, as for the API type. */
-    const GstMetaInfo* registered = gst_meta_register(
-        GST_KEYPOINTS_OBJECT_META_API_TYPE, "GstKeypointObjectMeta", sizeof(GstKeypointsObjectMeta),
-        gst_keypoints_object_meta_init, NULL, gst_keypoints_object_meta_transform);
-    g_once_init_leave(&info, registered);
-  }
-  return info;
+  /* The name from before the rename, as for the API type. */
+  return gst_keypoints_meta_info_once(&info, GST_KEYPOINTS_OBJECT_META_API_TYPE,
+                                      "GstKeypointObjectMeta", sizeof(GstKeypointsObjectMeta),
+                                      gst_keypoints_meta_zero_init, NULL,
+                                      gst_keypoints_object_meta_transform);
 }
 
 /* The names from before the rename (the header's compatibility part): exported wrappers, so that

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "gstkeypointstracksmeta.h"
 
+#include "gstkeypoints-private.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -8,20 +10,12 @@ static const gdouble identity[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0}
 
 GType gst_keypoints_tracks_meta_api_get_type(void) {
   static gsize type = 0;
-  /* Positions and motions in pixels, as for GstKeypointsMeta: colour conversions keep the meta,
-   * scalers transform it, flips, crops and rotations drop it. */
-  static const gchar* tags[] = {GST_META_TAG_VIDEO_STR, GST_META_TAG_VIDEO_SIZE_STR,
-                                GST_META_TAG_VIDEO_ORIENTATION_STR, NULL};
-  if (g_once_init_enter(&type)) {
-    /* Registered under the names from before the meta became GstKeypointsTracksMeta
-     * ("GstKeypointTracksMetaAPI", and "GstKeypointTracksMeta" for its GstMetaInfo), on
-     * purpose: they are the meta's identity at run time, by which code written for the old
-     * names may look it up (g_type_from_name(), gst_meta_get_info(), or a future
-     * serialisation of the meta between processes). Renaming them would gain nothing. */
-    GType registered = gst_meta_api_type_register("GstKeypointTracksMetaAPI", tags);
-    g_once_init_leave(&type, registered);
-  }
-  return type;
+  /* Registered under the names from before the meta became GstKeypointsTracksMeta
+   * ("GstKeypointTracksMetaAPI", and "GstKeypointTracksMeta" for its GstMetaInfo), on
+   * purpose: they are the meta's identity at run time, by which code written for the old
+   * names may look it up (g_type_from_name(), gst_meta_get_info(), or a future
+   * serialisation of the meta between processes). Renaming them would gain nothing. */
+  return gst_keypoints_meta_api_type_once(&type, "GstKeypointTracksMetaAPI");
 }
 
 void gst_keypoint_motion_init(GstKeypointMotion* motion) {
@@ -49,16 +43,6 @@ const gchar* gst_keypoint_motion_model_to_string(GstKeypointMotionModel model) {
   }
 }
 
-static gboolean matrix_is_finite(const gdouble* m) {
-  guint i;
-  for (i = 0; i < 9; i++) {
-    if (!isfinite(m[i])) {
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 static gboolean model_is_valid(GstKeypointMotionModel model) {
   switch (model) {
     case GST_KEYPOINT_MOTION_MODEL_NONE:
@@ -74,19 +58,14 @@ static gboolean model_is_valid(GstKeypointMotionModel model) {
 
 static gboolean motion_is_valid(const GstKeypointMotion* motion) {
   return model_is_valid(motion->model) && motion->inliers <= motion->matches &&
-         matrix_is_finite(motion->matrix) && matrix_is_finite(motion->cumulative);
+         gst_keypoints_matrix_is_finite(motion->matrix) &&
+         gst_keypoints_matrix_is_finite(motion->cumulative);
 }
 
+/* No tracks, and the motion of gst_keypoint_motion_init (identity matrices). */
 static gboolean gst_keypoints_tracks_meta_init(GstMeta* meta, gpointer params, GstBuffer* buffer) {
-  GstKeypointsTracksMeta* tmeta = (GstKeypointsTracksMeta*)meta;
-  (void)params;
-  (void)buffer;
-  tmeta->width = 0;
-  tmeta->height = 0;
-  tmeta->n_tracks = 0;
-  tmeta->tracks = NULL;
-  gst_keypoint_motion_init(&tmeta->motion);
-  tmeta->track_bytes = NULL;
+  gst_keypoints_meta_zero_init(meta, params, buffer);
+  gst_keypoint_motion_init(&((GstKeypointsTracksMeta*)meta)->motion);
   return TRUE;
 }
 
@@ -211,15 +190,11 @@ static gboolean gst_keypoints_tracks_meta_transform(GstBuffer* dest, GstMeta* me
 
 const GstMetaInfo* gst_keypoints_tracks_meta_get_info(void) {
   static const GstMetaInfo* info = NULL;
-  if (g_once_init_enter(&info)) {
-    /* The name from before the rename, as for the API type. */
-    const GstMetaInfo* registered =
-        gst_meta_register(GST_KEYPOINTS_TRACKS_META_API_TYPE, "GstKeypointTracksMeta",
-                          sizeof(GstKeypointsTracksMeta), gst_keypoints_tracks_meta_init,
-                          gst_keypoints_tracks_meta_free, gst_keypoints_tracks_meta_transform);
-    g_once_init_leave(&info, registered);
-  }
-  return info;
+  /* The name from before the rename, as for the API type. */
+  return gst_keypoints_meta_info_once(
+      &info, GST_KEYPOINTS_TRACKS_META_API_TYPE, "GstKeypointTracksMeta",
+      sizeof(GstKeypointsTracksMeta), gst_keypoints_tracks_meta_init,
+      gst_keypoints_tracks_meta_free, gst_keypoints_tracks_meta_transform);
 }
 
 /* The names from before the rename (the header's compatibility part): exported wrappers, so that
