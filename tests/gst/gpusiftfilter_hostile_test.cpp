@@ -34,6 +34,7 @@ namespace {
 
 using gst_test::live_objects_named;
 using gst_test::LogCounter;
+using gst_test::property_as_string;
 
 SiftParams element_defaults() {
   return video_sift_params();
@@ -262,18 +263,6 @@ void set_property(GstElement* element, const char* name, GType type, T value) {
     g_value_set_enum(&v, value);
   g_object_set_property(G_OBJECT(element), name, &v);
   g_value_unset(&v);
-}
-
-std::string property_as_string(GstElement* element, const char* name) {
-  GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), name);
-  GValue v = G_VALUE_INIT;
-  g_value_init(&v, spec->value_type);
-  g_object_get_property(G_OBJECT(element), name, &v);
-  gchar* text = gst_value_serialize(&v);
-  std::string result = text ? text : "";
-  g_free(text);
-  g_value_unset(&v);
-  return result;
 }
 
 TEST(GpusiftFilterHostile, OutOfRangePropertiesFromCodeWarnAndKeepTheOldValue) {

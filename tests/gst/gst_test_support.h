@@ -34,6 +34,19 @@ class LogCounter {
   static inline std::atomic<int> criticals_{0};
 };
 
+// A property's value as gst_value_serialize writes it, to compare before and after a change.
+inline std::string property_as_string(GstElement* element, const char* name) {
+  GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), name);
+  GValue value = G_VALUE_INIT;
+  g_value_init(&value, spec->value_type);
+  g_object_get_property(G_OBJECT(element), name, &value);
+  gchar* text = gst_value_serialize(&value);
+  std::string result = text ? text : "";
+  g_free(text);
+  g_value_unset(&value);
+  return result;
+}
+
 inline GstVideoInfo video_info(GstVideoFormat format, int width, int height) {
   GstVideoInfo info;
   gst_video_info_set_format(&info, format, static_cast<guint>(width), static_cast<guint>(height));

@@ -20,18 +20,7 @@ namespace {
 
 using gpusift::testing::make_frame;
 using gst_test::LogCounter;
-
-std::string property_as_string(GstElement* element, const char* name) {
-  GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), name);
-  GValue value = G_VALUE_INIT;
-  g_value_init(&value, spec->value_type);
-  g_object_get_property(G_OBJECT(element), name, &value);
-  gchar* text = gst_value_serialize(&value);
-  std::string result = text ? text : "";
-  g_free(text);
-  g_value_unset(&value);
-  return result;
-}
+using gst_test::property_as_string;
 
 // Sets `name` from its serialised `text` while the element runs; true when it was refused with
 // one warning and kept its value.
