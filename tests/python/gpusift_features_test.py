@@ -257,6 +257,20 @@ class ReaderErrorsAndNpz(unittest.TestCase):
                 self.assertEqual(bits(saved["descriptors"][rows]), bits(frame.descriptors))
                 self.assertEqual(saved["width"][i], frame.width)
 
+    def test_npz_reports_the_path_it_writes(self):
+        # numpy's savez adds ".npz" to a name without it; the program must name that file.
+        os.mkdir(os.path.join(self.tmp.name, "cliout"))
+        result = subprocess.run([sys.executable, gf.__file__, self.image_file, "--npz",
+                                 os.path.join("cliout", "foo")], capture_output=True, text=True,
+                                check=False, cwd=self.tmp.name)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.tmp.name, "cliout", "foo.npz")))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "cliout", "foo")))
+        self.assertTrue(result.stdout.rstrip("\n").endswith(" frames -> cliout/foo.npz"),
+                        result.stdout)
+        self.assertEqual(gf.npz_output_path("a/b.npz"), "a/b.npz")
+        self.assertEqual(gf.npz_output_path("a/b"), "a/b.npz")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

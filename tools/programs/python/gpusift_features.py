@@ -199,13 +199,21 @@ def read_frames(source: Source) -> List[Frame]:
     return list(iter_frames(source))
 
 
+def npz_output_path(npz_path: Union[str, "os.PathLike[str]"]) -> str:
+    """The file that to_npz(source, npz_path) writes: numpy's savez adds ".npz" to a name that
+    lacks it."""
+    path = os.fspath(npz_path)
+    return path if path.endswith(".npz") else path + ".npz"
+
+
 def to_npz(source: Source, npz_path: str) -> int:
     """Converts a features file into one .npz of concatenated arrays and returns the frame count:
     per frame pts (uint64, NO_PTS for none), width, height, method (0 sift, 1 surf), flags
     (uint32); keypoint_offsets (int64, frames + 1): frame i owns rows
     keypoint_offsets[i]:keypoint_offsets[i + 1] of keypoints (KEYPOINT_DTYPE) and descriptors
     (2-D); descriptor_type ("none", "float32", "uint8"). Frames with keypoints must share one
-    descriptor type and size, else FeaturesFileError."""
+    descriptor type and size, else FeaturesFileError. The file written is
+    npz_output_path(npz_path): ".npz" is added to a name without it."""
     frames = read_frames(source)
     kinds = {(f.descriptor_type, f.descriptors.shape[1]) for f in frames if len(f.keypoints)}
     if len(kinds) > 1:
@@ -219,7 +227,7 @@ def to_npz(source: Source, npz_path: str) -> int:
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     rows = [f.descriptors for f in frames if len(f.keypoints)]
     np.savez(
-        npz_path,
+        npz_output_path(npz_path),
         pts=np.array([NO_PTS if f.pts is None else f.pts for f in frames], dtype=np.uint64),
         width=np.array([f.width for f in frames], dtype=np.uint32),
         height=np.array([f.height for f in frames], dtype=np.uint32),
@@ -245,7 +253,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.npz:
             count = to_npz(args.file, args.npz)
-            print(f"{args.file}: {count} frames -> {args.npz}")
+            print(f"{args.file}: {count} frames -> {npz_output_path(args.npz)}")
             return 0
         for frame in iter_frames(args.file):
             descriptors = (
