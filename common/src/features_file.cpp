@@ -49,6 +49,14 @@ std::string check_record_header(const FeaturesRecordHeader& header) {
   if (header.descriptor_size > kFeaturesMaxDescriptorSize)
     return "descriptor size " + std::to_string(header.descriptor_size) + " is past " +
            std::to_string(kFeaturesMaxDescriptorSize);
+  if (header.width == 0 || header.height == 0)
+    return "frame size " + std::to_string(header.width) + "x" + std::to_string(header.height) +
+           " is empty";
+  if (header.width > kFeaturesMaxFrameSide || header.height > kFeaturesMaxFrameSide)
+    return "frame size " + std::to_string(header.width) + "x" + std::to_string(header.height) +
+           " is past " + std::to_string(kFeaturesMaxFrameSide) + " a side";
+  if ((header.flags & kFeaturesRecordNoFeatures) && header.n_keypoints > 0)
+    return "flagged \"no features\" but holds " + std::to_string(header.n_keypoints) + " keypoints";
   return "";
 }
 

@@ -113,9 +113,17 @@ bool ObjectReference::load_features_file(ReferenceLoadError* error) {
   FeaturesFrame frame;
   std::string problem;
   try {
+    // The first frame is the reference; the records after it are read too, so that the file is
+    // validated as the features-file reader validates it (record after record to the end): a
+    // record length that does not fall on the next record is a corrupt file, not 0 matches.
     FeaturesFileReader reader(path_);
-    if (!reader.next(&frame))
+    if (!reader.next(&frame)) {
       problem = "the file holds no frame";
+    } else {
+      FeaturesFrame later;
+      while (reader.next(&later)) {
+      }
+    }
   } catch (const FeaturesFileError& e) {
     problem = e.what();
   }

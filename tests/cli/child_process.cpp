@@ -2,14 +2,18 @@
 #include "child_process.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 extern char** environ;
 
@@ -43,7 +47,8 @@ class SpawnFileActions {
 
 }  // namespace
 
-ChildResult run_child(const std::vector<std::string>& argv, const std::string& scratch_dir) {
+ChildResult run_child(const std::vector<std::string>& argv, const std::string& scratch_dir,
+                      int timeout_seconds) {
   const std::string out_path = scratch_dir + "/child.stdout";
   const std::string err_path = scratch_dir + "/child.stderr";
   SpawnFileActions actions;
@@ -60,11 +65,25 @@ ChildResult run_child(const std::vector<std::string>& argv, const std::string& s
   if (spawn_error != 0)
     throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(spawn_error));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR)
-      throw std::runtime_error("waitpid failed");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  bool timed_out = false;
+  for (;;) {
+    const pid_t done = waitpid(pid, &status, timeout_seconds > 0 ? WNOHANG : 0);
+    if (done == pid)
+      break;
+    if (done < 0) {
+      if (errno != EINTR)
+        throw std::runtime_error("waitpid failed");
+      continue;
+    }
+    if (!timed_out && std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      timed_out = true;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   ChildResult result;
+  result.timed_out = timed_out;
   if (WIFEXITED(status))
     result.exit_status = WEXITSTATUS(status);
   else if (WIFSIGNALED(status))

@@ -4,8 +4,11 @@
 // backend so that a CUDA fault shows up in the gpu suite, not here.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
@@ -285,6 +288,23 @@ TEST_F(CliTest, CudaBackendNeedsADevice) {
   }
 }
 
+// A FIFO as input: opening it would wait for a writer that never comes. The CLI refuses it at
+// once with one line naming it; the child is killed after 20 s if it hangs instead.
+TEST_F(CliTest, FifoInputIsRefusedAtOnce) {
+  const std::string fifo = path("input.png");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  for (const std::string& output : {path("out.csv"), path("out.gpsf")}) {
+    const ChildResult r = run_child({GPUSIFT_EXTRACT_PATH, fifo, "-o", output}, dir_, 20);
+    ASSERT_FALSE(r.timed_out) << "gpusift-extract hung on the FIFO " << fifo;
+    EXPECT_EQ(r.exit_status, kFailureStatus) << r.out << r.err;
+    EXPECT_TRUE(is_one_error_line(r.err)) << "stderr: [" << r.err << "]";
+    EXPECT_NE(r.err.find("cannot read " + fifo + ": it is a FIFO (named pipe), not a regular file"),
+              std::string::npos)
+        << r.err;
+    EXPECT_FALSE(std::filesystem::exists(output));
+  }
+}
+
 struct BadInput {
   const char* name;
   std::vector<std::string> args;  // @TMP@ and @DATA@ stand for the scratch and data folders
@@ -341,7 +361,12 @@ const std::vector<BadInput>& bad_inputs() {
   static const std::vector<BadInput> inputs = {
       {"MissingImageFile", {"@DATA@/no-such-image.png", "-o", "@TMP@/out.csv"}},
       {"UndecodableImage", {"@TMP@/not-an-image.png", "-o", "@TMP@/out.csv"}},
-      {"ImageIsAFolder", {"@DATA@", "-o", "@TMP@/out.csv"}},
+      {"ImageIsAFolder",
+       {"@DATA@", "-o", "@TMP@/out.csv"},
+       "it is a directory, not a regular file"},
+      {"InputIsACharacterDevice",
+       {"/dev/null", "-o", "@TMP@/out.csv"},
+       "cannot read /dev/null: it is a character device, not a regular file"},
       {"NoImageArgument", {"-o", "@TMP@/out.csv"}},
       {"TwoImages", {"@DATA@/camera.png", "@DATA@/coins.png", "-o", "@TMP@/out.csv"}},
       {"UnknownOption", {"--frobnicate", "@DATA@/camera.png", "-o", "@TMP@/out.csv"}},

@@ -131,7 +131,9 @@ TEST_F(FeaturesFileTest, RecordsOfEveryDescriptorTypeComeBackBitForBit) {
 
 TEST_F(FeaturesFileTest, BytesFollowTheDocumentedLayout) {
   Record r;
-  r.header.flags = kFeaturesRecordNoFeatures;
+  // kFeaturesRecordNoFeatures cannot go with keypoints: its place is checked by
+  // EmptyOrHugeFrameSizesAndFeaturelessKeypointsAreCorrupt.
+  r.header.flags = 0;
   r.header.pts = 0x0102030405060708ull;
   r.header.width = 640;
   r.header.height = 480;
@@ -154,7 +156,7 @@ TEST_F(FeaturesFileTest, BytesFollowTheDocumentedLayout) {
   EXPECT_EQ(u32(8), 1u);
   EXPECT_EQ(u32(12), 0u);
   EXPECT_EQ(std::string(bytes.data() + 16, 4), "KPTS");
-  EXPECT_EQ(u32(20), 1u);
+  EXPECT_EQ(u32(20), 0u);
   EXPECT_EQ(u32(24), 0x05060708u);  // pts, low word first
   EXPECT_EQ(u32(28), 0x01020304u);
   EXPECT_EQ(u32(32), 640u);
@@ -314,6 +316,64 @@ TEST_F(FeaturesFileTest, BadMagicOtherVersionsAndCorruptRecordsAreClearErrors) {
   EXPECT_EQ(code_of([&] { read_all(path("no-such.gpsf")); }, "No such file"),
             FeaturesFileErrorCode::kOpenFailed);
   EXPECT_EQ(code_of([&] { read_all(dir_); }, "Is a directory"), FeaturesFileErrorCode::kOpenFailed);
+}
+
+// A frame size of 0 or past an int, and keypoints in a record flagged "no features", are corrupt
+// records: the reader refuses them, naming the frame and the cause, and the writer does not
+// write them. A record flagged "no features" without keypoints stays valid.
+TEST_F(FeaturesFileTest, EmptyOrHugeFrameSizesAndFeaturelessKeypointsAreCorrupt) {
+  std::mt19937 random(17);
+  const Record good = random_record(random, 3, DescriptorStorage::kFloat32, 8);
+  const struct {
+    const char* name;
+    size_t offset;  // of the field in the record header
+    uint32_t value;
+    std::string says;
+    void (*change)(FeaturesRecordHeader*);
+  } cases[] = {
+      {"width 0", 16, 0, "frame size 0x" + std::to_string(good.header.height) + " is empty",
+       [](FeaturesRecordHeader* h) { h->width = 0; }},
+      {"height 0", 20, 0, "frame size " + std::to_string(good.header.width) + "x0 is empty",
+       [](FeaturesRecordHeader* h) { h->height = 0; }},
+      {"width 4294967295", 16, 4294967295u,
+       "frame size 4294967295x" + std::to_string(good.header.height) + " is past 2147483647",
+       [](FeaturesRecordHeader* h) { h->width = 4294967295u; }},
+      {"height 2147483648", 20, 2147483648u,
+       "frame size " + std::to_string(good.header.width) + "x2147483648 is past 2147483647 a side",
+       [](FeaturesRecordHeader* h) { h->height = 2147483648u; }},
+      {"no features with keypoints", 4, kFeaturesRecordNoFeatures,
+       "flagged \"no features\" but holds 3 keypoints",
+       [](FeaturesRecordHeader* h) { h->flags = kFeaturesRecordNoFeatures; }},
+  };
+  write_records(path("good.gpsf"), {good, good});
+  const std::vector<char> bytes = file_bytes(path("good.gpsf"));
+  const size_t second = bytes.size() / 2 + 8;  // the second record, after the 16-byte header
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    for (const size_t record : {size_t{16}, second}) {
+      std::vector<char> bad = bytes;
+      std::memcpy(bad.data() + record + c.offset, &c.value, sizeof c.value);
+      write_bytes(path("bad.gpsf"), bad);
+      const std::string where = "frame " + std::string(record == 16 ? "0" : "1") +
+                                " (record at byte " + std::to_string(record) + "): ";
+      EXPECT_EQ(code_of([&] { read_features_file(path("bad.gpsf")); },
+                        path("bad.gpsf") + ": " + where + c.says),
+                FeaturesFileErrorCode::kCorrupt);
+    }
+    FeaturesRecordHeader header = good.header;
+    c.change(&header);
+    FeaturesFileWriter writer(path("refused.gpsf"));
+    EXPECT_EQ(
+        code_of([&] { writer.write_frame(header, good.keypoints.data(), good.descriptors.data()); },
+                c.says),
+        FeaturesFileErrorCode::kInvalidArgument);
+  }
+  Record featureless = random_record(random, 0, DescriptorStorage::kNone, 0);
+  featureless.header.flags = kFeaturesRecordNoFeatures;
+  write_records(path("featureless.gpsf"), {featureless});
+  const std::vector<FeaturesFrame> frames = read_features_file(path("featureless.gpsf"));
+  ASSERT_EQ(frames.size(), 1u);
+  expect_same(frames[0], featureless);
 }
 
 TEST_F(FeaturesFileTest, WriterOpenFailuresNameThePathAndTheReason) {

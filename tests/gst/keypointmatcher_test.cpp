@@ -350,7 +350,27 @@ struct BadReference {
   std::string path;
   gint code;  // GST_RESOURCE_ERROR_*
   const char* says;
+  const char* cause = "";  // a part of the error's debug text, where the cause matters
 };
+
+// `bytes` with the little-endian uint32 at `offset` set to `value`.
+std::string with_u32(std::string bytes, size_t offset, uint32_t value) {
+  std::memcpy(&bytes[offset], &value, sizeof value);
+  return bytes;
+}
+
+std::string file_contents(const std::string& path) {
+  gchar* data = nullptr;
+  gsize length = 0;
+  g_file_get_contents(path.c_str(), &data, &length, nullptr);
+  std::string bytes(data ? data : "", length);
+  g_free(data);
+  return bytes;
+}
+
+void set_file_contents(const std::string& path, const std::string& bytes) {
+  g_file_set_contents(path.c_str(), bytes.data(), static_cast<gssize>(bytes.size()), nullptr);
+}
 
 std::vector<BadReference> bad_references() {
   const ReferenceFiles& files = ReferenceFiles::get();
@@ -364,17 +384,22 @@ std::vector<BadReference> bad_references() {
   g_free(features);
   const std::string empty_features = files.scratch("empty.gpsf");
   FeaturesFileWriter(empty_features).close();
+  // The reference's valid file, its first record's width (at byte 16 + 16) changed: the writer
+  // refuses a width of 0, so these are made by hand.
+  const std::string valid = file_contents(files.sift_features());
   const std::string sizeless = files.scratch("sizeless.gpsf");
-  {
-    Features features;
-    features.keypoints.assign(8, Keypoint{1.0f, 2.0f, 3.0f, 0.0f, 0.1f, 0, -1});
-    features.descriptor_format = DescriptorFormat::kFloat;
-    features.descriptor_size = 128;
-    features.float_descriptors.assign(8 * 128, 0.05f);
-    FeaturesFileWriter writer(sizeless);
-    writer.write_frame(features, Method::kSift, 0, 0, kFeaturesNoPts);
-    writer.close();
-  }
+  set_file_contents(sizeless, with_u32(valid, 32, 0));
+  const std::string too_wide = files.scratch("too-wide.gpsf");
+  set_file_contents(too_wide, with_u32(valid, 32, 4294967295u));
+  // A first record whose keypoint count is one short: it reads as a whole record of shifted
+  // descriptors, and what follows it is no record.
+  uint32_t n_keypoints = 0;
+  std::memcpy(&n_keypoints, valid.data() + 16 + 36, sizeof n_keypoints);
+  const std::string misaligned = files.scratch("misaligned.gpsf");
+  set_file_contents(misaligned, with_u32(valid, 16 + 36, n_keypoints - 1));
+  // A whole first record and 7 bytes after it.
+  const std::string trailing = files.scratch("trailing.gpsf");
+  set_file_contents(trailing, valid + "KPTS\1\0\0");
   return {
       {"missing", files.scratch("missing.png"), GST_RESOURCE_ERROR_NOT_FOUND, "Cannot find"},
       {"none", "", GST_RESOURCE_ERROR_NOT_FOUND, "No reference"},
@@ -385,7 +410,13 @@ std::vector<BadReference> bad_references() {
       {"features without frames", empty_features, GST_RESOURCE_ERROR_OPEN_READ,
        "Cannot use the reference features file"},
       {"features without a size", sizeless, GST_RESOURCE_ERROR_OPEN_READ,
-       "Cannot use the reference features file"},
+       "Cannot use the reference features file", "frame size 0x"},
+      {"features 4294967295 wide", too_wide, GST_RESOURCE_ERROR_OPEN_READ,
+       "Cannot use the reference features file", "frame size 4294967295x"},
+      {"misaligned features", misaligned, GST_RESOURCE_ERROR_OPEN_READ,
+       "Cannot use the reference features file", "has no KPTS tag"},
+      {"features and 7 bytes", trailing, GST_RESOURCE_ERROR_OPEN_READ,
+       "Cannot use the reference features file", "its record header needs 40 bytes"},
   };
 }
 
@@ -413,6 +444,8 @@ TEST(KeypointMatcher, AnUnreadableReferenceFailsTheStateChangeWithAClearError) {
     if (!bad.path.empty()) {
       EXPECT_NE(std::string(error->message).find(bad.path), std::string::npos) << error->message;
     }
+    const std::string details = debug ? debug : "";
+    EXPECT_NE(details.find(bad.cause), std::string::npos) << bad.name << ": " << details;
     std::printf("%-24s %s (%s)\n", bad.name, error->message, debug ? debug : "");
     g_clear_error(&error);
     g_free(debug);

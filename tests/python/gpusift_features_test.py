@@ -9,9 +9,12 @@ environment: GPUSIFT_EXTRACT, FEATURES_DUMP, GST_LAUNCH (may be empty), GPUSIFT_
 GST_PLUGIN_PATH."""
 
 import os
+import struct
 import subprocess
 import sys
 import tempfile
+import threading
+import tracemalloc
 import unittest
 
 try:
@@ -256,6 +259,126 @@ class ReaderErrorsAndNpz(unittest.TestCase):
                 self.assertEqual(bits(saved["keypoints"][rows]), bits(frame.keypoints))
                 self.assertEqual(bits(saved["descriptors"][rows]), bits(frame.descriptors))
                 self.assertEqual(saved["width"][i], frame.width)
+
+    def test_npz_reports_the_path_it_writes(self):
+        # numpy's savez adds ".npz" to a name without it; the program must name that file.
+        os.mkdir(os.path.join(self.tmp.name, "cliout"))
+        result = subprocess.run([sys.executable, gf.__file__, self.image_file, "--npz",
+                                 os.path.join("cliout", "foo")], capture_output=True, text=True,
+                                check=False, cwd=self.tmp.name)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertTrue(os.path.isfile(os.path.join(self.tmp.name, "cliout", "foo.npz")))
+        self.assertFalse(os.path.exists(os.path.join(self.tmp.name, "cliout", "foo")))
+        self.assertTrue(result.stdout.rstrip("\n").endswith(" frames -> cliout/foo.npz"),
+                        result.stdout)
+        self.assertEqual(gf.npz_output_path("a/b.npz"), "a/b.npz")
+        self.assertEqual(gf.npz_output_path("a/b"), "a/b.npz")
+
+
+def patched(data, offset, fmt, value):
+    """`data` with the little-endian `fmt` field at `offset` (of the first record) set to value."""
+    field = struct.pack(fmt, value)
+    return data[:offset] + field + data[offset + len(field):]
+
+
+# Offsets of the first record's header fields, which starts at byte 16.
+FLAGS, WIDTH, HEIGHT, N_KEYPOINTS = 20, 32, 36, 52
+
+
+class ReaderChecksBeforeAllocating(unittest.TestCase):
+    """Every record's fields and sizes are checked, against the bytes left in the file, before
+    anything is allocated for them; and the Python reader refuses what the C++ reader refuses,
+    with the same message."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        path = os.path.join(self.tmp.name, "coins.gpsf")
+        run([EXTRACT, "--backend", "cpu", "--upscale", "0", os.path.join(DATA_DIR, "coins.png"),
+             "-o", path])
+        with open(path, "rb") as f:
+            self.data = f.read()
+
+    def write(self, name, data):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def python_error(self, source):
+        with self.assertRaises(gf.FeaturesFileError) as caught:
+            gf.read_frames(source)
+        return str(caught.exception)
+
+    def cpp_error(self, path):
+        result = subprocess.run([DUMP, path], capture_output=True, text=True, check=False)
+        self.assertEqual(result.returncode, 1, result.stdout)
+        return result.stdout.splitlines()[-1].removeprefix("error: ")
+
+    def test_huge_keypoint_counts_fail_without_allocating(self):
+        for n in (0xFFFFFFFF, 20_000_000):
+            with self.subTest(n_keypoints=n):
+                path = self.write(f"n{n}.gpsf", patched(self.data, N_KEYPOINTS, "<I", n))
+                tracemalloc.start()
+                try:
+                    message = self.python_error(path)
+                    _, peak = tracemalloc.get_traced_memory()
+                finally:
+                    tracemalloc.stop()
+                self.assertLess(peak, 8 << 20, f"{peak} bytes allocated for a refused record")
+                self.assertRegex(message, r"truncated in frame 0 \(record at byte 16\): its "
+                                 r"keypoints and descriptors need \d+ bytes, the file has "
+                                 rf"{len(self.data) - 56} left")
+                self.assertEqual(message, self.cpp_error(path))
+
+    def test_a_pipe_of_unknown_size_is_read_as_its_bytes_come(self):
+        cases = ((0xFFFFFFFF, "more than a record of a file of unknown size may hold"),
+                 (1_000_000, "its keypoints need 28000000 bytes"))
+        for n, says in cases:
+            with self.subTest(n_keypoints=n):
+                read_end, write_end = os.pipe()
+                data = patched(self.data, N_KEYPOINTS, "<I", n)
+
+                def feed(fd=write_end, data=data):
+                    with open(fd, "wb") as writer:
+                        try:
+                            writer.write(data)
+                        except BrokenPipeError:
+                            pass
+
+                feeder = threading.Thread(target=feed)
+                feeder.start()
+                tracemalloc.start()
+                try:
+                    with open(read_end, "rb") as reader:
+                        message = self.python_error(reader)
+                    _, peak = tracemalloc.get_traced_memory()
+                finally:
+                    tracemalloc.stop()
+                    feeder.join()
+                self.assertIn(says, message)
+                self.assertLess(peak, 8 << 20, f"{peak} bytes allocated for a refused record")
+
+    def test_record_fields_are_checked_as_the_cpp_reader_does(self):
+        self.assertGreater(struct.unpack_from("<I", self.data, N_KEYPOINTS)[0], 0)
+        cases = (
+            ("no-features.gpsf", FLAGS, gf.FLAG_NO_FEATURES, 'flagged "no features" but holds'),
+            ("width0.gpsf", WIDTH, 0, "frame size 0x"),
+            ("height0.gpsf", HEIGHT, 0, "frame size "),
+            ("wide.gpsf", WIDTH, 0xFFFFFFFF, "frame size 4294967295x"),
+        )
+        for name, offset, value, says in cases:
+            with self.subTest(name):
+                path = self.write(name, patched(self.data, offset, "<I", value))
+                message = self.python_error(path)
+                self.assertIn(f"{path}: frame 0 (record at byte 16): {says}", message)
+                self.assertEqual(message, self.cpp_error(path))
+        # A record without features and without keypoints is a valid one.
+        empty = self.data[:16] + patched(self.data[16:56], FLAGS - 16 + 0, "<I", 1)
+        empty = patched(empty, N_KEYPOINTS, "<I", 0)
+        frames = gf.read_frames(self.write("empty-record.gpsf", empty))
+        self.assertEqual(len(frames), 1)
+        self.assertFalse(frames[0].has_features)
 
 
 if __name__ == "__main__":

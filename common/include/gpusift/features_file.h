@@ -14,10 +14,11 @@
 //   offset size type      field
 //        0    4 bytes     tag: "KPTS"
 //        4    4 uint32    flags: bit 0 (kFeaturesRecordNoFeatures) = the frame carried no
-//                         features (a buffer without GstKeypointsMeta); other bits 0
+//                         features (a buffer without GstKeypointsMeta; n_keypoints then 0);
+//                         other bits 0
 //        8    8 uint64    pts in nanoseconds (GstClockTime); all ones = none
 //       16    4 uint32    width  } the keypoints' coordinate space (the meta's width x height,
-//       20    4 uint32    height } or the frame's size)
+//       20    4 uint32    height } or the frame's size); each in [1, 2^31 - 1]
 //       24    4 uint32    method: 0 sift, 1 surf
 //       28    4 uint32    descriptor type: 0 none, 1 float32, 2 uint8
 //       32    4 uint32    descriptor size: values per row; 0 exactly when the type is none
@@ -50,6 +51,8 @@ inline constexpr uint64_t kFeaturesNoPts = ~uint64_t{0};
 inline constexpr uint32_t kFeaturesRecordNoFeatures = 1u << 0;
 // Far above any extractor's descriptor (128 values); a larger size marks a corrupt record.
 inline constexpr uint32_t kFeaturesMaxDescriptorSize = 1u << 16;
+// A width or height past this (what an int holds) marks a corrupt record.
+inline constexpr uint32_t kFeaturesMaxFrameSide = 0x7FFFFFFFu;
 
 static_assert(sizeof(Keypoint) == kFeaturesKeypointBytes, "Keypoint is the on-disk record");
 
@@ -84,7 +87,10 @@ struct FeaturesRecordHeader {
 FeaturesRecordHeader make_record_header(const Features& features, Method method, int width,
                                         int height, uint64_t pts);
 
-// Empty when the fields are valid, else what is wrong (method, descriptor type and size).
+// Empty when the fields are valid, else what is wrong: the method, the descriptor type and size,
+// a width or height of 0 or past kFeaturesMaxFrameSide, keypoints in a record flagged
+// kFeaturesRecordNoFeatures. The writer refuses such a record and the readers (C++ and
+// gpusift_features.py) report it as corrupt.
 std::string check_record_header(const FeaturesRecordHeader& header);
 
 enum class FeaturesFileErrorCode {

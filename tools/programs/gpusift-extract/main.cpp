@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <new>
@@ -59,6 +61,31 @@ void list_backends() {
     else
       std::printf("cuda (%d device%s)\n", devices, devices == 1 ? "" : "s");
   }
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode))
+    return "a directory";
+  if (S_ISFIFO(mode))
+    return "a FIFO (named pipe)";
+  if (S_ISCHR(mode))
+    return "a character device";
+  if (S_ISBLK(mode))
+    return "a block device";
+  if (S_ISSOCK(mode))
+    return "a socket";
+  return "another kind of file";
+}
+
+// Refuses anything but a regular file (symlinks followed) before opening it: opening a FIFO
+// blocks until a writer comes, and a directory or a device is no image or video.
+void check_input_path(const std::string& path) {
+  struct stat status;
+  if (stat(path.c_str(), &status) != 0)
+    throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(status.st_mode))
+    throw std::runtime_error("cannot read " + path + ": it is " + file_kind(status.st_mode) +
+                             ", not a regular file");
 }
 
 // Empty when OpenCV reads the file, but not as an image.
@@ -188,6 +215,7 @@ int extract_video(const ExtractOptions& options, Extractor& extractor, GrayVideo
 }
 
 int extract(const ExtractOptions& options) {
+  check_input_path(options.input_path);
   check_output_path(options.output_path);
   if (!options.draw_path.empty())
     check_drawing_path(options.draw_path);

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import stat
 import sys
 from dataclasses import dataclass
 from typing import BinaryIO, Iterator, List, Optional, Union
@@ -68,6 +69,13 @@ DESCRIPTOR_TYPE_NAMES = ("none", "float32", "uint8")
 _DESCRIPTOR_DTYPES = (np.dtype("<f4"), np.dtype("<f4"), np.dtype("u1"))
 # As the C++ reader: a larger descriptor size marks a corrupt record.
 MAX_DESCRIPTOR_SIZE = 1 << 16
+# As the C++ reader: a width or height past this marks a corrupt record.
+MAX_FRAME_SIDE = (1 << 31) - 1
+# As the C++ reader: without a file size to check against (a pipe), a record whose arrays would
+# take more bytes than this is taken for corruption rather than read.
+MAX_UNCHECKED_RECORD_BYTES = 1 << 31
+# Reads grow their buffer by at most this much at a time, so memory follows the bytes there are.
+_READ_CHUNK = 1 << 20
 
 Source = Union[str, "os.PathLike[str]", BinaryIO]
 
@@ -91,15 +99,66 @@ class Frame:
 
 
 def _read_exact(stream: BinaryIO, size: int) -> bytearray:
-    buffer = bytearray(size)
-    view = memoryview(buffer)
-    filled = 0
-    while filled < size:
+    """Up to `size` bytes, fewer at the end of the stream. The buffer grows with what is read, so
+    a size that the stream cannot back costs no more memory than the bytes it has."""
+    buffer = bytearray()
+    while len(buffer) < size:
+        chunk = min(size - len(buffer), _READ_CHUNK)
+        filled = len(buffer)
+        buffer.extend(bytes(chunk))
+        view = memoryview(buffer)
         got = stream.readinto(view[filled:])
+        view.release()
         if not got:
+            del buffer[filled:]
             break
-        filled += got
-    return buffer[:filled] if filled < size else buffer
+        if got < chunk:
+            del buffer[filled + got :]
+    return buffer
+
+
+def _stream_size(stream: BinaryIO) -> Optional[int]:
+    """The size of a regular file (or a seekable in-memory stream), None for a pipe."""
+    try:
+        info = os.fstat(stream.fileno())
+    except (AttributeError, OSError, ValueError):
+        info = None
+    if info is not None:
+        return info.st_size if stat.S_ISREG(info.st_mode) else None
+    try:
+        if not stream.seekable():
+            return None
+        here = stream.tell()
+        end = stream.seek(0, os.SEEK_END)
+        stream.seek(here)
+        return end
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def check_record_header(header: np.void) -> str:
+    """Empty when a record header's fields are valid, else what is wrong: the checks of the C++
+    reader's check_record_header() (common/src/features_file.cpp), in its order and words."""
+    method = int(header["method"])
+    dtype_code = int(header["descriptor_type"])
+    size = int(header["descriptor_size"])
+    if method >= len(METHODS):
+        return f"method {method} is neither 0 (sift) nor 1 (surf)"
+    if dtype_code >= len(DESCRIPTOR_TYPE_NAMES):
+        return f"descriptor type {dtype_code} is not 0 (none), 1 (float32), 2 (uint8)"
+    if (dtype_code == 0) != (size == 0):
+        return f"descriptor size {size} with descriptor type {dtype_code}"
+    if size > MAX_DESCRIPTOR_SIZE:
+        return f"descriptor size {size} is past {MAX_DESCRIPTOR_SIZE}"
+    width, height = int(header["width"]), int(header["height"])
+    if width == 0 or height == 0:
+        return f"frame size {width}x{height} is empty"
+    if width > MAX_FRAME_SIDE or height > MAX_FRAME_SIDE:
+        return f"frame size {width}x{height} is past {MAX_FRAME_SIDE} a side"
+    n = int(header["n_keypoints"])
+    if int(header["flags"]) & FLAG_NO_FEATURES and n > 0:
+        return f'flagged "no features" but holds {n} keypoints'
+    return ""
 
 
 class _Reader:
@@ -107,6 +166,7 @@ class _Reader:
         self.stream = stream
         self.name = name
         self.offset = 0
+        self.size = _stream_size(stream)
         self._read_file_header()
 
     def _fail(self, problem: str) -> None:
@@ -116,6 +176,29 @@ class _Reader:
         data = _read_exact(self.stream, size)
         self.offset += len(data)
         return data
+
+    def _check_remaining(self, size: int, where: str) -> None:
+        """Fails before reading (and allocating) `size` bytes of a record's arrays that the file
+        cannot hold, as the C++ reader's check_remaining()."""
+        if self.size is None:
+            if size > MAX_UNCHECKED_RECORD_BYTES:
+                self._fail(
+                    f"{where}: {size} bytes of keypoints and descriptors are more than a "
+                    "record of a file of unknown size may hold"
+                )
+            return
+        if size > self.size - self.offset:
+            # A file still being written has grown since it was opened.
+            try:
+                self.size = max(self.size, os.fstat(self.stream.fileno()).st_size)
+            except (AttributeError, OSError, ValueError):
+                pass
+        left = max(self.size - self.offset, 0)
+        if size > left:
+            self._fail(
+                f"truncated in {where}: its keypoints and descriptors need {size} bytes, "
+                f"the file has {left} left"
+            )
 
     def _read_file_header(self) -> None:
         data = self._read(FILE_HEADER_DTYPE.itemsize)
@@ -143,18 +226,16 @@ class _Reader:
             header = np.frombuffer(data, RECORD_HEADER_DTYPE)[0]
             if bytes(header["tag"]) != RECORD_TAG:
                 self._fail(f"{where} has no KPTS tag")
+            problem = check_record_header(header)
+            if problem:
+                self._fail(f"{where}: {problem}")
             method = int(header["method"])
             dtype_code = int(header["descriptor_type"])
             size = int(header["descriptor_size"])
             n = int(header["n_keypoints"])
-            if method >= len(METHODS):
-                self._fail(f"{where}: method {method} is neither 0 (sift) nor 1 (surf)")
-            if dtype_code >= len(DESCRIPTOR_TYPE_NAMES):
-                self._fail(f"{where}: descriptor type {dtype_code} is not 0, 1 or 2")
-            if (dtype_code == 0) != (size == 0) or size > MAX_DESCRIPTOR_SIZE:
-                self._fail(f"{where}: descriptor size {size} with descriptor type {dtype_code}")
             descriptor_dtype = _DESCRIPTOR_DTYPES[dtype_code]
             sizes = (n * KEYPOINT_DTYPE.itemsize, n * size * descriptor_dtype.itemsize)
+            self._check_remaining(sizes[0] + sizes[1], where)
             arrays = []
             for part, part_bytes in zip(("keypoints", "descriptors"), sizes):
                 payload = self._read(part_bytes)
@@ -199,13 +280,21 @@ def read_frames(source: Source) -> List[Frame]:
     return list(iter_frames(source))
 
 
+def npz_output_path(npz_path: Union[str, "os.PathLike[str]"]) -> str:
+    """The file that to_npz(source, npz_path) writes: numpy's savez adds ".npz" to a name that
+    lacks it."""
+    path = os.fspath(npz_path)
+    return path if path.endswith(".npz") else path + ".npz"
+
+
 def to_npz(source: Source, npz_path: str) -> int:
     """Converts a features file into one .npz of concatenated arrays and returns the frame count:
     per frame pts (uint64, NO_PTS for none), width, height, method (0 sift, 1 surf), flags
     (uint32); keypoint_offsets (int64, frames + 1): frame i owns rows
     keypoint_offsets[i]:keypoint_offsets[i + 1] of keypoints (KEYPOINT_DTYPE) and descriptors
     (2-D); descriptor_type ("none", "float32", "uint8"). Frames with keypoints must share one
-    descriptor type and size, else FeaturesFileError."""
+    descriptor type and size, else FeaturesFileError. The file written is
+    npz_output_path(npz_path): ".npz" is added to a name without it."""
     frames = read_frames(source)
     kinds = {(f.descriptor_type, f.descriptors.shape[1]) for f in frames if len(f.keypoints)}
     if len(kinds) > 1:
@@ -219,7 +308,7 @@ def to_npz(source: Source, npz_path: str) -> int:
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     rows = [f.descriptors for f in frames if len(f.keypoints)]
     np.savez(
-        npz_path,
+        npz_output_path(npz_path),
         pts=np.array([NO_PTS if f.pts is None else f.pts for f in frames], dtype=np.uint64),
         width=np.array([f.width for f in frames], dtype=np.uint32),
         height=np.array([f.height for f in frames], dtype=np.uint32),
@@ -245,7 +334,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         if args.npz:
             count = to_npz(args.file, args.npz)
-            print(f"{args.file}: {count} frames -> {args.npz}")
+            print(f"{args.file}: {count} frames -> {npz_output_path(args.npz)}")
             return 0
         for frame in iter_frames(args.file):
             descriptors = (
