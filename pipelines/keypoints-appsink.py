@@ -13,7 +13,7 @@ this script).
 
 Environment (pipelines/env.sh sets all three for the build in ./build):
   GST_PLUGIN_PATH  folder of the gpusift plugin (BUILD/gst)
-  GI_TYPELIB_PATH  folder of GstKeypoints-1.0.typelib (BUILD/gst/keypoints)
+  GI_TYPELIB_PATH  folder of GstKeypoints-1.0.typelib (BUILD/gst/keypoints/introspection)
   LD_LIBRARY_PATH  folder of libgstkeypoints-1.0.so.0 (BUILD/gst/keypoints)
 The last two are not needed when the meta library and its typelib are installed.
 

@@ -49,7 +49,10 @@ std::string check_record_header(const FeaturesRecordHeader& header) {
   if (header.descriptor_size > kFeaturesMaxDescriptorSize)
     return "descriptor size " + std::to_string(header.descriptor_size) + " is past " +
            std::to_string(kFeaturesMaxDescriptorSize);
-  if (header.width == 0 || header.height == 0)
+  // A buffer without the meta may come from caps without a size: its "no features" record
+  // says 0x0, which is then "unknown" rather than empty.
+  const bool no_features = (header.flags & kFeaturesRecordNoFeatures) != 0;
+  if (!no_features && (header.width == 0 || header.height == 0))
     return "frame size " + std::to_string(header.width) + "x" + std::to_string(header.height) +
            " is empty";
   if (header.width > kFeaturesMaxFrameSide || header.height > kFeaturesMaxFrameSide)

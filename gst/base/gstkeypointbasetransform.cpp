@@ -381,8 +381,7 @@ void set_double_array_field(GstStructure* s, const char* name, const double* val
   gst_structure_take_value(s, name, &array);
 }
 
-const GstKeypointsMeta* keypoint_base_features_meta(GstKeypointBaseTransform* self,
-                                                    GstBuffer* buffer) {
+FeaturesOnBuffer keypoint_base_features_meta(GstKeypointBaseTransform* self, GstBuffer* buffer) {
   Runtime& rt = *PRIV(self)->runtime;
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
   GstKeypointBaseTransformClass* klass = KLASS(self);
@@ -395,7 +394,16 @@ const GstKeypointsMeta* keypoint_base_features_meta(GstKeypointBaseTransform* se
                            "once per stream)",
                            klass->frame_message_name));
     }
-    return nullptr;
+    return {};
+  }
+  GError* error = nullptr;
+  if (!gst_keypoints_meta_validate(meta, &error)) {
+    GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Inconsistent keypoints metadata on a buffer."),
+                      ("%s (the meta's fields were changed after it was added)", error->message));
+    g_error_free(error);
+    FeaturesOnBuffer refused;
+    refused.refused = true;
+    return refused;
   }
   if (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) {
     if (!rt.missing_descriptors_warned) {
@@ -405,9 +413,11 @@ const GstKeypointsMeta* keypoint_base_features_meta(GstKeypointBaseTransform* se
                           ("set gpusiftfilter descriptor=float, uint8 or rootsift (warned once "
                            "per stream)"));
     }
-    return nullptr;
+    return {};
   }
-  return meta;
+  FeaturesOnBuffer found;
+  found.meta = meta;
+  return found;
 }
 
 int keypoint_base_frames_in_flight(GstKeypointBaseTransform* self) {

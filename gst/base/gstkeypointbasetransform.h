@@ -183,10 +183,17 @@ int keypoint_base_device_id(GstKeypointBaseTransform* self);
 // The element's CUDA context (null on the CPU backend, or without gstreamer-cuda).
 CudaContextPointer keypoint_base_context(GstKeypointBaseTransform* self);
 
-// The buffer's GstKeypointsMeta when it carries descriptors; else null, and a warning once per
-// stream (the buffer then passes as it came).
-const GstKeypointsMeta* keypoint_base_features_meta(GstKeypointBaseTransform* self,
-                                                    GstBuffer* buffer);
+// What a buffer offers an element that reads keypoints with descriptors.
+struct FeaturesOnBuffer {
+  // The buffer's GstKeypointsMeta when it carries descriptors and its fields agree with its
+  // arrays; null without a meta or descriptors (a warning once per stream; the buffer then
+  // passes as it came) and for an inconsistent meta.
+  const GstKeypointsMeta* meta = nullptr;
+  // An inconsistent meta (its fields changed after it was added): an element error was posted,
+  // and the frame ends in GST_KEYPOINT_FRAME_ERROR.
+  bool refused = false;
+};
+FeaturesOnBuffer keypoint_base_features_meta(GstKeypointBaseTransform* self, GstBuffer* buffer);
 
 // The library's error as the element's GStreamer error.
 void keypoint_base_post_error(GstKeypointBaseTransform* self, const Error& error);

@@ -263,6 +263,15 @@ static gboolean gst_keypoint_file_sink_set_caps(GstBaseSink* sink, GstCaps* caps
 static GstFlowReturn gst_keypoint_file_sink_render(GstBaseSink* sink, GstBuffer* buffer) {
   GstKeypointFileSink* self = GST_KEYPOINT_FILE_SINK(sink);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  GError* inconsistency = nullptr;
+  if (meta != nullptr && !gst_keypoints_meta_validate(meta, &inconsistency)) {
+    // Its counts would send the writer past the meta's arrays.
+    GST_ELEMENT_ERROR(
+        self, STREAM, FORMAT, ("Inconsistent keypoints metadata on a buffer."),
+        ("%s (the meta's fields were changed after it was added)", inconsistency->message));
+    g_error_free(inconsistency);
+    return GST_FLOW_ERROR;
+  }
   if (meta == nullptr && !self->warned_no_meta) {
     GST_WARNING_OBJECT(self, "buffers without GstKeypointsMeta: writing records without features");
     self->warned_no_meta = TRUE;

@@ -428,9 +428,11 @@ GstKeypointFrameStart MatcherWork::begin(GstBuffer* buffer) {
   GstKeypointBaseTransform* base = element_;
   GstKeypointMatcher* self = GST_KEYPOINT_MATCHER(base);
   Runtime& rt = *self->runtime;
-  const GstKeypointsMeta* meta = gpusift::gst::keypoint_base_features_meta(base, buffer);
+  const gpusift::gst::FeaturesOnBuffer found =
+      gpusift::gst::keypoint_base_features_meta(base, buffer);
+  const GstKeypointsMeta* meta = found.meta;
   if (!meta)
-    return GST_KEYPOINT_FRAME_DONE;
+    return found.refused ? GST_KEYPOINT_FRAME_ERROR : GST_KEYPOINT_FRAME_DONE;
   if (!rt.reference.has_features() || !same_layout(rt.reference.features(), meta)) {
     if (!ensure_reference_features(self, meta) || !check_reference_keypoints(self))
       return GST_KEYPOINT_FRAME_ERROR;

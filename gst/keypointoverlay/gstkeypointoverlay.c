@@ -395,6 +395,8 @@ static void draw_features(GstKeypointOverlay* self, GstVideoFrame* frame,
   keypoint_draw_mask_clear(&self->mask);
 
   tracks = gst_buffer_get_keypoints_tracks_meta(frame->buffer);
+  /* Tracks count only with one per keypoint (a tracker upstream of a filter that changed the
+   * keypoints leaves a stale tracks meta). */
   if (tracks != NULL && tracks->n_tracks == meta->n_keypoints) {
     keypoint_trails_update(&self->trails, meta, tracks, (guint)style->track_length);
     if (style->track_length > 0) {
@@ -403,12 +405,32 @@ static void draw_features(GstKeypointOverlay* self, GstVideoFrame* frame,
   }
 }
 
+/* FALSE, with an element error naming the cause, when the buffer's keypoints or tracks meta has
+ * fields that disagree with its arrays: drawing from them would read past the arrays. */
+static gboolean metas_are_consistent(GstKeypointOverlay* self, GstBuffer* buffer) {
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  const GstKeypointsTracksMeta* tracks = gst_buffer_get_keypoints_tracks_meta(buffer);
+  GError* error = NULL;
+
+  if ((meta == NULL || gst_keypoints_meta_validate(meta, &error)) &&
+      (tracks == NULL || gst_keypoints_tracks_meta_validate(tracks, &error))) {
+    return TRUE;
+  }
+  GST_ELEMENT_ERROR(self, STREAM, FORMAT, ("Inconsistent keypoints metadata on a buffer."),
+                    ("%s (the meta's fields were changed after it was added)", error->message));
+  g_error_free(error);
+  return FALSE;
+}
+
 static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* filter,
                                                              GstVideoFrame* frame) {
   GstKeypointOverlay* self = GST_KEYPOINT_OVERLAY(filter);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(frame->buffer);
   OverlayStyle style;
 
+  if (!metas_are_consistent(self, frame->buffer)) {
+    return GST_FLOW_ERROR;
+  }
   GST_OBJECT_LOCK(self);
   style = self->style;
   GST_OBJECT_UNLOCK(self);
@@ -419,7 +441,7 @@ static GstFlowReturn gst_keypoint_overlay_transform_frame_ip(GstVideoFilter* fil
     keypoint_draw_mask_init(&self->mask, GST_VIDEO_FRAME_WIDTH(frame),
                             GST_VIDEO_FRAME_HEIGHT(frame));
   }
-  if (meta != NULL && meta->n_keypoints > 0 && meta->width > 0 && meta->height > 0) {
+  if (meta != NULL && meta->n_keypoints > 0) {
     draw_features(self, frame, meta, &style);
   }
   /* Last, over the keypoints: the object is what the frame is about. */

@@ -52,4 +52,11 @@ static inline gboolean gst_keypoints_matrix_is_finite(const gdouble* m) {
   return TRUE;
 }
 
+/* Sets error (GST_KEYPOINTS_META_ERROR_INCONSISTENT, the formatted message) and returns FALSE. */
+G_GNUC_INTERNAL gboolean gst_keypoints_meta_set_inconsistent(GError** error, const gchar* format,
+                                                             ...) G_GNUC_PRINTF(2, 3);
+
+/* A g_critical "where: inconsistent <the error's message>"; frees error. */
+G_GNUC_INTERNAL void gst_keypoints_meta_critical_inconsistent(const gchar* where, GError* error);
+
 G_END_DECLS

@@ -10,9 +10,22 @@
 
 namespace gst_keypoints {
 
+/* True when the meta may be read through its fields; a meta whose fields were changed gives a
+ * critical warning naming the cause, and the views below come back empty. */
+inline bool readable(const GstKeypointsMeta* meta, const char* where) {
+  GError* error = nullptr;
+  if (gst_keypoints_meta_validate(meta, &error)) {
+    return true;
+  }
+  g_critical("%s: %s", where, error->message);
+  g_error_free(error);
+  return false;
+}
+
+/* The keypoints as cv::KeyPoint; empty without a meta or for an inconsistent one. */
 inline std::vector<cv::KeyPoint> to_cv_keypoints(const GstKeypointsMeta* meta) {
   std::vector<cv::KeyPoint> keypoints;
-  if (meta == nullptr) {
+  if (meta == nullptr || !readable(meta, "gst_keypoints::to_cv_keypoints")) {
     return keypoints;
   }
   keypoints.reserve(meta->n_keypoints);
@@ -23,9 +36,11 @@ inline std::vector<cv::KeyPoint> to_cv_keypoints(const GstKeypointsMeta* meta) {
   return keypoints;
 }
 
-/* n_keypoints x descriptor_size, CV_32F or CV_8U, a copy; empty without descriptors. */
+/* n_keypoints x descriptor_size, CV_32F or CV_8U, a copy; empty without descriptors and for an
+ * inconsistent meta. */
 inline cv::Mat to_cv_descriptors(const GstKeypointsMeta* meta) {
-  if (meta == nullptr || meta->n_keypoints == 0 || meta->descriptors == nullptr) {
+  if (meta == nullptr || !readable(meta, "gst_keypoints::to_cv_descriptors") ||
+      meta->n_keypoints == 0 || meta->descriptors == nullptr) {
     return cv::Mat();
   }
   int type;

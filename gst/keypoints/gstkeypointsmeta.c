@@ -4,6 +4,26 @@
 #include "gstkeypoints-private.h"
 
 #include <math.h>
+#include <stdarg.h>
+
+G_DEFINE_QUARK(gst - keypoints - meta - error - quark, gst_keypoints_meta_error)
+
+gboolean gst_keypoints_meta_set_inconsistent(GError** error, const gchar* format, ...) {
+  va_list args;
+  gchar* message;
+  va_start(args, format);
+  message = g_strdup_vprintf(format, args);
+  va_end(args);
+  g_set_error_literal(error, GST_KEYPOINTS_META_ERROR, GST_KEYPOINTS_META_ERROR_INCONSISTENT,
+                      message);
+  g_free(message);
+  return FALSE;
+}
+
+void gst_keypoints_meta_critical_inconsistent(const gchar* where, GError* error) {
+  g_critical("%s: inconsistent %s", where, error->message);
+  g_error_free(error);
+}
 
 GType gst_keypoints_meta_api_get_type(void) {
   static gsize type = 0;
@@ -163,23 +183,105 @@ GstKeypointsMeta* gst_buffer_get_keypoints_meta(GstBuffer* buffer) {
   return (GstKeypointsMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINTS_META_API_TYPE);
 }
 
-/* A meta made by this library: the private storage backs the public arrays. */
-static gboolean meta_is_valid(const GstKeypointsMeta* meta) {
-  return meta->meta.info != NULL && meta->meta.info->api == GST_KEYPOINTS_META_API_TYPE &&
-         meta->keypoint_bytes != NULL &&
-         (meta->descriptor_type == GST_KEYPOINTS_DESCRIPTOR_NONE) ==
-             (meta->descriptor_bytes == NULL);
+static const gchar* descriptor_type_name(GstKeypointsDescriptorType type) {
+  switch (type) {
+    case GST_KEYPOINTS_DESCRIPTOR_NONE:
+      return "none";
+    case GST_KEYPOINTS_DESCRIPTOR_FLOAT32:
+      return "float32";
+    case GST_KEYPOINTS_DESCRIPTOR_UINT8:
+      return "uint8";
+    default:
+      return "unknown";
+  }
+}
+
+/* The descriptor half of gst_keypoints_meta_validate(): type, row size and the array. */
+static gboolean descriptors_are_consistent(const GstKeypointsMeta* meta, GError** error) {
+  const GstKeypointsDescriptorType type = meta->descriptor_type;
+  const gboolean none = type == GST_KEYPOINTS_DESCRIPTOR_NONE;
+  gsize needed;
+  gsize held;
+
+  if (!descriptor_type_is_valid(type))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: descriptor_type %d is not none (0), float32 (1) or uint8 (2)",
+        (gint)type);
+  if (none != (meta->descriptor_size == 0))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: descriptor_size %u with descriptor_type %s",
+        meta->descriptor_size, descriptor_type_name(type));
+  if (none != (meta->descriptor_bytes == NULL))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: descriptor_type %s but the meta %s a descriptor array",
+        descriptor_type_name(type), none ? "has" : "has no");
+  if (none)
+    return meta->descriptors == NULL ||
+           gst_keypoints_meta_set_inconsistent(
+               error, "GstKeypointsMeta: descriptors is set without descriptors");
+  held = g_bytes_get_size(meta->descriptor_bytes);
+  if (!descriptor_bytes_size(meta->n_keypoints, type, meta->descriptor_size, &needed) ||
+      needed != held)
+    return gst_keypoints_meta_set_inconsistent(
+        error,
+        "GstKeypointsMeta: %u rows of %u %s values do not fit the descriptor array of "
+        "%" G_GSIZE_FORMAT " bytes",
+        meta->n_keypoints, meta->descriptor_size, descriptor_type_name(type), held);
+  if (meta->descriptors != g_bytes_get_data(meta->descriptor_bytes, NULL))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: descriptors does not point at the meta's descriptor array");
+  return TRUE;
+}
+
+gboolean gst_keypoints_meta_validate(const GstKeypointsMeta* meta, GError** error) {
+  gsize needed;
+  gsize held;
+
+  g_return_val_if_fail(meta != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  if (meta->meta.info == NULL || meta->meta.info->api != GST_KEYPOINTS_META_API_TYPE ||
+      meta->keypoint_bytes == NULL)
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: not made by gst_buffer_add_keypoints_meta()");
+  if (!method_is_valid(meta->method))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: method %d is neither sift (0) nor surf (1)", (gint)meta->method);
+  if (meta->width == 0 || meta->height == 0)
+    return gst_keypoints_meta_set_inconsistent(error, "GstKeypointsMeta: frame size %ux%u is empty",
+                                               meta->width, meta->height);
+  held = g_bytes_get_size(meta->keypoint_bytes);
+  if (!keypoint_bytes_size(meta->n_keypoints, &needed) || needed != held)
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: n_keypoints is %u but the keypoint array holds %" G_GSIZE_FORMAT,
+        meta->n_keypoints, held / sizeof(GstKeypoint));
+  if ((gconstpointer)meta->keypoints != g_bytes_get_data(meta->keypoint_bytes, NULL))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsMeta: keypoints does not point at the meta's keypoint array");
+  return descriptors_are_consistent(meta, error);
+}
+
+/* The meta when it passes gst_keypoints_meta_validate(); NULL with a critical naming `where`
+ * otherwise. */
+static const GstKeypointsMeta* consistent_or_critical(const GstKeypointsMeta* meta,
+                                                      const gchar* where) {
+  GError* error = NULL;
+  if (gst_keypoints_meta_validate(meta, &error))
+    return meta;
+  gst_keypoints_meta_critical_inconsistent(where, error);
+  return NULL;
 }
 
 GBytes* gst_keypoints_meta_get_keypoints_bytes(const GstKeypointsMeta* meta) {
   g_return_val_if_fail(meta != NULL, NULL);
-  g_return_val_if_fail(meta_is_valid(meta), NULL);
+  if (consistent_or_critical(meta, G_STRFUNC) == NULL)
+    return NULL;
   return g_bytes_ref(meta->keypoint_bytes);
 }
 
 GBytes* gst_keypoints_meta_get_descriptors_bytes(const GstKeypointsMeta* meta) {
   g_return_val_if_fail(meta != NULL, NULL);
-  g_return_val_if_fail(meta_is_valid(meta), NULL);
+  if (consistent_or_critical(meta, G_STRFUNC) == NULL)
+    return NULL;
   return meta->descriptor_bytes ? g_bytes_ref(meta->descriptor_bytes) : NULL;
 }
 
@@ -242,6 +344,12 @@ static gboolean gst_keypoints_meta_transform(GstBuffer* dest, GstMeta* meta, Gst
   const GstKeypointsMeta* src = (const GstKeypointsMeta*)meta;
   (void)buffer;
 
+  /* A meta whose fields were changed is not carried on: the copy would take the real arrays'
+   * sizes and hide the change, and scaling would read past them. */
+  if ((GST_META_TRANSFORM_IS_COPY(type) || GST_VIDEO_META_TRANSFORM_IS_SCALE(type)) &&
+      consistent_or_critical(src, "GstKeypointsMeta transform (dropped)") == NULL) {
+    return FALSE;
+  }
   if (GST_META_TRANSFORM_IS_COPY(type)) {
     /* Region copies too: a buffer region is still the whole frame for video. */
     return add_meta_sharing(dest, src, src->width, src->height, g_bytes_ref(src->keypoint_bytes)) !=

@@ -102,6 +102,11 @@ typedef struct {
  *   use gst_keypoints_meta_get_descriptors_buffer()
  *
  * Keypoints and descriptors of one video frame.
+ *
+ * The public fields describe the meta's private arrays, which the add functions set together.
+ * Treat them as read-only: the introspection data marks them so (bindings cannot write them),
+ * and every reader in this library and in the gpusift elements checks them against the arrays
+ * with gst_keypoints_meta_validate() before it reads, refusing a meta whose fields were changed.
  */
 typedef struct {
   GstMeta meta;
@@ -191,10 +196,53 @@ GstKeypointsMeta* gst_buffer_add_keypoints_meta_from_bytes(
 GstKeypointsMeta* gst_buffer_get_keypoints_meta(GstBuffer* buffer);
 
 /**
+ * GST_KEYPOINTS_META_ERROR:
+ *
+ * The error domain of gst_keypoints_meta_validate() and gst_keypoints_tracks_meta_validate().
+ */
+#define GST_KEYPOINTS_META_ERROR (gst_keypoints_meta_error_quark())
+
+/**
+ * GstKeypointsMetaError:
+ * @GST_KEYPOINTS_META_ERROR_INCONSISTENT: the meta's public fields disagree with its arrays or
+ *   with each other (a field was changed after the meta was added), or the meta was not made by
+ *   this library's add functions
+ *
+ * Errors of the %GST_KEYPOINTS_META_ERROR domain.
+ */
+typedef enum {
+  GST_KEYPOINTS_META_ERROR_INCONSISTENT = 0,
+} GstKeypointsMetaError;
+
+/**
+ * gst_keypoints_meta_error_quark:
+ *
+ * Returns: the quark of %GST_KEYPOINTS_META_ERROR.
+ */
+GQuark gst_keypoints_meta_error_quark(void);
+
+/**
+ * gst_keypoints_meta_validate:
+ * @meta: a #GstKeypointsMeta
+ * @error: (nullable): where to put the cause when the meta is inconsistent
+ *
+ * Checks every public field against the meta's real arrays: n_keypoints times 28 bytes is the
+ * keypoint array's size, n_keypoints rows of descriptor_size values of descriptor_type are the
+ * descriptor array's size, the pointers are those arrays, and method, descriptor type and
+ * frame size hold valid values. Call it before reading the arrays through the struct's fields
+ * when the meta may have been changed by code you do not control.
+ *
+ * Returns: %TRUE when the fields describe the arrays; %FALSE with @error set
+ *   (%GST_KEYPOINTS_META_ERROR_INCONSISTENT, naming the field) otherwise.
+ */
+gboolean gst_keypoints_meta_validate(const GstKeypointsMeta* meta, GError** error);
+
+/**
  * gst_keypoints_meta_get_keypoints_bytes:
  * @meta: a #GstKeypointsMeta
  *
- * Returns: (transfer full): the meta's keypoint storage itself, n_keypoints * 28 bytes.
+ * Returns: (transfer full) (nullable): the meta's keypoint storage itself, n_keypoints * 28
+ *   bytes; %NULL, with a critical warning, when the meta fails gst_keypoints_meta_validate().
  */
 GBytes* gst_keypoints_meta_get_keypoints_bytes(const GstKeypointsMeta* meta);
 
@@ -203,7 +251,8 @@ GBytes* gst_keypoints_meta_get_keypoints_bytes(const GstKeypointsMeta* meta);
  * @meta: a #GstKeypointsMeta
  *
  * Returns: (transfer full) (nullable): the meta's descriptor storage itself, %NULL when the meta
- *   has no descriptors (descriptor_type NONE).
+ *   has no descriptors (descriptor_type NONE) or fails gst_keypoints_meta_validate() (with a
+ *   critical warning then).
  */
 GBytes* gst_keypoints_meta_get_descriptors_bytes(const GstKeypointsMeta* meta);
 
@@ -211,9 +260,10 @@ GBytes* gst_keypoints_meta_get_descriptors_bytes(const GstKeypointsMeta* meta);
  * gst_keypoints_meta_get_keypoints_buffer:
  * @meta: a #GstKeypointsMeta
  *
- * Returns: (transfer full): a read-only buffer whose memory is the meta's keypoint array (no
- *   copy): n_keypoints #GstKeypoint of 28 bytes each; a buffer without memory when there are no
- *   keypoints.
+ * Returns: (transfer full) (nullable): a read-only buffer whose memory is the meta's keypoint
+ *   array (no copy): n_keypoints #GstKeypoint of 28 bytes each; a buffer without memory when
+ *   there are no keypoints; %NULL, with a critical warning, when the meta fails
+ *   gst_keypoints_meta_validate().
  */
 GstBuffer* gst_keypoints_meta_get_keypoints_buffer(const GstKeypointsMeta* meta);
 
@@ -223,7 +273,8 @@ GstBuffer* gst_keypoints_meta_get_keypoints_buffer(const GstKeypointsMeta* meta)
  *
  * Returns: (transfer full) (nullable): a read-only buffer whose memory is the meta's descriptor
  *   array (no copy): n_keypoints rows of descriptor_size values; a buffer without memory when
- *   there are no keypoints; %NULL when the meta has no descriptors (descriptor_type NONE).
+ *   there are no keypoints; %NULL when the meta has no descriptors (descriptor_type NONE) or
+ *   fails gst_keypoints_meta_validate().
  */
 GstBuffer* gst_keypoints_meta_get_descriptors_buffer(const GstKeypointsMeta* meta);
 

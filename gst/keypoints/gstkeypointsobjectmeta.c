@@ -81,7 +81,15 @@ GstKeypointsObjectMeta* gst_buffer_add_keypoints_object_meta(
 
   meta = add_meta(buffer, g_quark_from_string(label), width, height, reference_width,
                   reference_height, homography, matches, inliers);
-  g_return_val_if_fail(meta != NULL, NULL);
+  if (meta == NULL) {
+    /* Say why: an all-zero or singular homography sends a corner to infinity. */
+    g_critical(
+        "%s: the homography {%g %g %g; %g %g %g; %g %g %g} does not map every corner of "
+        "the %ux%u reference to a finite point of the frame; no meta added",
+        G_STRFUNC, homography[0], homography[1], homography[2], homography[3], homography[4],
+        homography[5], homography[6], homography[7], homography[8], reference_width,
+        reference_height);
+  }
   return meta;
 }
 

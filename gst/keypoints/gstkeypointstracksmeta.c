@@ -2,6 +2,7 @@
 #include "gstkeypointstracksmeta.h"
 
 #include "gstkeypoints-private.h"
+#include "gstkeypointsmeta.h"
 
 #include <math.h>
 #include <string.h>
@@ -131,12 +132,49 @@ GstKeypointsTracksMeta* gst_buffer_get_keypoints_tracks_meta(GstBuffer* buffer) 
   return (GstKeypointsTracksMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINTS_TRACKS_META_API_TYPE);
 }
 
+gboolean gst_keypoints_tracks_meta_validate(const GstKeypointsTracksMeta* meta, GError** error) {
+  gsize held;
+
+  g_return_val_if_fail(meta != NULL, FALSE);
+  g_return_val_if_fail(error == NULL || *error == NULL, FALSE);
+  if (meta->meta.info == NULL || meta->meta.info->api != GST_KEYPOINTS_TRACKS_META_API_TYPE ||
+      meta->track_bytes == NULL)
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsTracksMeta: not made by gst_buffer_add_keypoints_tracks_meta()");
+  if (meta->width == 0 || meta->height == 0)
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsTracksMeta: frame size %ux%u is empty", meta->width, meta->height);
+  held = g_bytes_get_size(meta->track_bytes);
+  if ((gsize)meta->n_tracks != held / sizeof(GstKeypointTrack))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsTracksMeta: n_tracks is %u but the track array holds %" G_GSIZE_FORMAT,
+        meta->n_tracks, held / sizeof(GstKeypointTrack));
+  if ((gconstpointer)meta->tracks != g_bytes_get_data(meta->track_bytes, NULL))
+    return gst_keypoints_meta_set_inconsistent(
+        error, "GstKeypointsTracksMeta: tracks does not point at the meta's track array");
+  if (!motion_is_valid(&meta->motion))
+    return gst_keypoints_meta_set_inconsistent(
+        error,
+        "GstKeypointsTracksMeta: motion model %d, %u inliers of %u matches or a matrix not finite",
+        (gint)meta->motion.model, meta->motion.inliers, meta->motion.matches);
+  return TRUE;
+}
+
+/* The meta when it passes gst_keypoints_tracks_meta_validate(); NULL with a critical naming
+ * `where` otherwise. */
+static const GstKeypointsTracksMeta* consistent_or_critical(const GstKeypointsTracksMeta* meta,
+                                                            const gchar* where) {
+  GError* error = NULL;
+  if (gst_keypoints_tracks_meta_validate(meta, &error))
+    return meta;
+  gst_keypoints_meta_critical_inconsistent(where, error);
+  return NULL;
+}
+
 GstBuffer* gst_keypoints_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta) {
   g_return_val_if_fail(meta != NULL, NULL);
-  g_return_val_if_fail(meta->meta.info != NULL &&
-                           meta->meta.info->api == GST_KEYPOINTS_TRACKS_META_API_TYPE &&
-                           meta->track_bytes != NULL,
-                       NULL);
+  if (consistent_or_critical(meta, G_STRFUNC) == NULL)
+    return NULL;
   /* Wrapped memory needs a data pointer, which empty GBytes may lack. */
   if (g_bytes_get_size(meta->track_bytes) == 0) {
     return gst_buffer_new();
@@ -161,6 +199,11 @@ static gboolean gst_keypoints_tracks_meta_transform(GstBuffer* dest, GstMeta* me
   const GstKeypointsTracksMeta* src = (const GstKeypointsTracksMeta*)meta;
   (void)buffer;
 
+  /* As for GstKeypointsMeta: a changed meta is dropped rather than carried on. */
+  if ((GST_META_TRANSFORM_IS_COPY(type) || GST_VIDEO_META_TRANSFORM_IS_SCALE(type)) &&
+      consistent_or_critical(src, "GstKeypointsTracksMeta transform (dropped)") == NULL) {
+    return FALSE;
+  }
   if (GST_META_TRANSFORM_IS_COPY(type)) {
     /* Region copies too: a buffer region is still the whole frame for video. */
     return add_meta_take(dest, src->width, src->height, g_bytes_ref(src->track_bytes),

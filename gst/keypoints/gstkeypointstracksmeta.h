@@ -15,6 +15,7 @@
 
 #include <gst/gst.h>
 #include <gst/video/video.h>
+#include "gstkeypointsmeta.h"
 
 G_BEGIN_DECLS
 
@@ -87,7 +88,8 @@ typedef struct {
  *   gst_keypoints_tracks_meta_get_tracks_buffer()
  * @motion: the frame's motion
  *
- * Keypoint tracks and camera motion of one video frame.
+ * Keypoint tracks and camera motion of one video frame. The public fields are read-only, as
+ * those of #GstKeypointsMeta are; gst_keypoints_tracks_meta_validate() checks them.
  */
 typedef struct {
   GstMeta meta;
@@ -163,11 +165,28 @@ GstKeypointsTracksMeta* gst_buffer_add_keypoints_tracks_meta_from_bytes(
 GstKeypointsTracksMeta* gst_buffer_get_keypoints_tracks_meta(GstBuffer* buffer);
 
 /**
+ * gst_keypoints_tracks_meta_validate:
+ * @meta: a #GstKeypointsTracksMeta
+ * @error: (nullable): where to put the cause when the meta is inconsistent
+ *
+ * Checks the public fields against the meta's track array (n_tracks times 16 bytes, the tracks
+ * pointer) and the motion's values (a known model, inliers at most matches, finite matrices).
+ * That n_tracks equals the n_keypoints of the buffer's #GstKeypointsMeta is the reader's check:
+ * the two metas are separate.
+ *
+ * Returns: %TRUE when consistent; %FALSE with @error set (%GST_KEYPOINTS_META_ERROR_INCONSISTENT)
+ *   otherwise.
+ */
+gboolean gst_keypoints_tracks_meta_validate(const GstKeypointsTracksMeta* meta, GError** error);
+
+/**
  * gst_keypoints_tracks_meta_get_tracks_buffer:
  * @meta: a #GstKeypointsTracksMeta
  *
- * Returns: (transfer full): a read-only buffer whose memory is the meta's track array (no copy):
- *   n_tracks #GstKeypointTrack of 16 bytes each; a buffer without memory when there are none.
+ * Returns: (transfer full) (nullable): a read-only buffer whose memory is the meta's track array
+ *   (no copy): n_tracks #GstKeypointTrack of 16 bytes each; a buffer without memory when there
+ *   are none; %NULL, with a critical warning, when the meta fails
+ *   gst_keypoints_tracks_meta_validate().
  */
 GstBuffer* gst_keypoints_tracks_meta_get_tracks_buffer(const GstKeypointsTracksMeta* meta);
 

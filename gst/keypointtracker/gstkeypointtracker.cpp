@@ -294,10 +294,12 @@ GstKeypointFrameStart TrackerWork::begin(GstBuffer* buffer) {
   if (self->reset_requested->exchange(false) || GST_BUFFER_IS_DISCONT(buffer))
     rt.tracker->reset();
 
-  const GstKeypointsMeta* meta = gpusift::gst::keypoint_base_features_meta(base, buffer);
+  const gpusift::gst::FeaturesOnBuffer found =
+      gpusift::gst::keypoint_base_features_meta(base, buffer);
+  const GstKeypointsMeta* meta = found.meta;
   if (!meta) {
     rt.tracker->reset();
-    return GST_KEYPOINT_FRAME_DONE;
+    return found.refused ? GST_KEYPOINT_FRAME_ERROR : GST_KEYPOINT_FRAME_DONE;
   }
   if (!same_layout(rt.layout, meta)) {
     rt.tracker->reset();

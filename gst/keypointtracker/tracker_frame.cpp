@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tracker_frame.h"
 
+#include "gpusift/error.h"
 #include "keypoints/gstkeypointsdevicemeta.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
 #include <gst/cuda/gstcudamemory.h>
 #endif
+
+#include <string>
 
 namespace gpusift::gst {
 
@@ -52,6 +55,14 @@ bool hold_device_rows(GstBuffer* buffer, const tracking::FrameFeatures& frame,
                       static_cast<GstMapFlags>(GST_MAP_READ | GST_MAP_CUDA)))
     return false;
   held->device = gst_buffer_ref(device->memory);
+  // The rows' shape matched the host rows; their memory must hold them too, or the kernels
+  // would read past it.
+  const gsize needed = static_cast<gsize>(device->n_rows) * device->row_bytes;
+  if (held->device_map.size < needed)
+    throw Error(ErrorCode::kInvalidArgument,
+                "inconsistent GstKeypointsDeviceMeta: " + std::to_string(device->n_rows) +
+                    " rows of " + std::to_string(device->row_bytes) + " bytes past its memory of " +
+                    std::to_string(held->device_map.size) + " bytes");
   return true;
 #else
   (void)buffer;

@@ -320,7 +320,7 @@ TEST_F(FeaturesFileTest, BadMagicOtherVersionsAndCorruptRecordsAreClearErrors) {
 
 // A frame size of 0 or past an int, and keypoints in a record flagged "no features", are corrupt
 // records: the reader refuses them, naming the frame and the cause, and the writer does not
-// write them. A record flagged "no features" without keypoints stays valid.
+// write them. A record flagged "no features" without keypoints stays valid, 0x0 included.
 TEST_F(FeaturesFileTest, EmptyOrHugeFrameSizesAndFeaturelessKeypointsAreCorrupt) {
   std::mt19937 random(17);
   const Record good = random_record(random, 3, DescriptorStorage::kFloat32, 8);
@@ -370,10 +370,15 @@ TEST_F(FeaturesFileTest, EmptyOrHugeFrameSizesAndFeaturelessKeypointsAreCorrupt)
   }
   Record featureless = random_record(random, 0, DescriptorStorage::kNone, 0);
   featureless.header.flags = kFeaturesRecordNoFeatures;
-  write_records(path("featureless.gpsf"), {featureless});
+  // keypointfilesink writes 0x0 for a buffer without the meta when its caps gave no size.
+  Record sizeless = featureless;
+  sizeless.header.width = 0;
+  sizeless.header.height = 0;
+  write_records(path("featureless.gpsf"), {featureless, sizeless});
   const std::vector<FeaturesFrame> frames = read_features_file(path("featureless.gpsf"));
-  ASSERT_EQ(frames.size(), 1u);
+  ASSERT_EQ(frames.size(), 2u);
   expect_same(frames[0], featureless);
+  expect_same(frames[1], sizeless);
 }
 
 TEST_F(FeaturesFileTest, WriterOpenFailuresNameThePathAndTheReason) {

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include "gpu_presence.h"
+#include "gst_test_support.h"
 
 int main(int argc, char** argv) {
   if (const int status = gpusift::test::gpu_suite_gate(); status != gpusift::test::kRunSuite)
     return status;
+  gst_test::LogCounter::install();
   g_setenv("GST_TRACERS", "leaks", TRUE);
   gst_init(&argc, &argv);
   ::testing::InitGoogleTest(&argc, argv);

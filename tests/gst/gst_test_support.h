@@ -6,6 +6,7 @@
 #include <gst/video/video.h>
 
 #include <atomic>
+#include <mutex>
 #include <string>
 
 namespace gst_test {
@@ -18,6 +19,11 @@ class LogCounter {
   static void install() { g_log_set_writer_func(&LogCounter::write, nullptr, nullptr); }
   static int warnings() { return warnings_.load(); }
   static int criticals() { return criticals_.load(); }
+  // The text of the latest critical, to check that it names the cause.
+  static std::string last_critical() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_critical_;
+  }
 
  private:
   static GLogWriterOutput write(GLogLevelFlags level, const GLogField* fields, gsize n_fields,
@@ -26,12 +32,20 @@ class LogCounter {
       ++warnings_;
     }
     if (level & G_LOG_LEVEL_CRITICAL) {
+      for (gsize i = 0; i < n_fields; i++) {
+        if (g_strcmp0(fields[i].key, "MESSAGE") == 0 && fields[i].length < 0) {
+          std::lock_guard<std::mutex> lock(mutex_);
+          last_critical_ = static_cast<const char*>(fields[i].value);
+        }
+      }
       ++criticals_;
     }
     return g_log_writer_default(level, fields, n_fields, user_data);
   }
   static inline std::atomic<int> warnings_{0};
   static inline std::atomic<int> criticals_{0};
+  static inline std::mutex mutex_;
+  static inline std::string last_critical_;
 };
 
 // A property's value as gst_value_serialize writes it, to compare before and after a change.

@@ -8,6 +8,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "gst_test_support.h"
 
@@ -100,7 +101,20 @@ TEST(KeypointObjectMeta, InvalidArgumentsAreRefusedWithACritical) {
   EXPECT_EQ(
       gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 129, 100, horizon.data(), 8, 4),
       nullptr);
-  EXPECT_EQ(gst_test::LogCounter::criticals() - criticals_before, 9);
+  EXPECT_NE(gst_test::LogCounter::last_critical().find("does not map every corner of the 129x100 "
+                                                       "reference to a finite point"),
+            std::string::npos)
+      << gst_test::LogCounter::last_critical();
+  /* All zero: the critical names the homography, not an internal assertion. */
+  const std::array<gdouble, 9> zero = {};
+  EXPECT_EQ(
+      gst_buffer_add_keypoints_object_meta(buffer, "a", 640, 480, 200, 100, zero.data(), 8, 4),
+      nullptr);
+  EXPECT_NE(gst_test::LogCounter::last_critical().find("the homography {0 0 0; 0 0 0; 0 0 0}"),
+            std::string::npos)
+      << gst_test::LogCounter::last_critical();
+  EXPECT_EQ(gst_test::LogCounter::last_critical().find("meta != NULL"), std::string::npos);
+  EXPECT_EQ(gst_test::LogCounter::criticals() - criticals_before, 10);
   EXPECT_EQ(gst_buffer_get_keypoints_object_meta(buffer), nullptr);
   gst_buffer_unref(buffer);
 }

@@ -336,6 +336,59 @@ TEST(KeypointTracksMetaPipeline, VideoconvertKeepsAndVideoflipDropsTheMeta) {
   gst_buffer_unref(flipped);
 }
 
+/* gst_keypoints_tracks_meta_validate() against changed fields, and the library's readers (the
+ * tracks buffer, the COPY and SCALE transforms) refusing them with a critical. */
+TEST(KeypointTracksMetaIntegrity, ChangedFieldsAreNamedAndRefused) {
+  const struct {
+    const char* name;
+    void (*apply)(GstKeypointsTracksMeta* meta);
+    const char* says;
+  } lies[] = {
+      {"far too many", [](GstKeypointsTracksMeta* m) { m->n_tracks = m->n_tracks * 1000 + 7; },
+       "n_tracks is"},
+      {"one more", [](GstKeypointsTracksMeta* m) { m->n_tracks += 1; }, "n_tracks is"},
+      {"one fewer", [](GstKeypointsTracksMeta* m) { m->n_tracks -= 1; }, "n_tracks is"},
+      {"tracks elsewhere", [](GstKeypointsTracksMeta* m) { m->tracks += 1; },
+       "tracks does not point at the meta's track array"},
+      {"height 0", [](GstKeypointsTracksMeta* m) { m->height = 0; }, "frame size 640x0 is empty"},
+      {"model out of range",
+       [](GstKeypointsTracksMeta* m) { m->motion.model = static_cast<GstKeypointMotionModel>(11); },
+       "motion model 11"},
+      {"more inliers than matches", [](GstKeypointsTracksMeta* m) { m->motion.inliers = 1000; },
+       "1000 inliers"},
+      {"matrix not finite", [](GstKeypointsTracksMeta* m) { m->motion.cumulative[4] = NAN; },
+       "not finite"},
+  };
+  GstVideoInfo in_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 640, 480);
+  GstVideoInfo out_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 320, 240);
+  GstVideoMetaTransform scale = {&in_info, &out_info};
+  for (const auto& lie : lies) {
+    SCOPED_TRACE(lie.name);
+    GstBuffer* buffer = gst_buffer_new();
+    GstKeypointsTracksMeta* meta = add_sample_meta(buffer);
+    ASSERT_TRUE(gst_keypoints_tracks_meta_validate(meta, nullptr));
+    lie.apply(meta);
+    GError* error = nullptr;
+    EXPECT_FALSE(gst_keypoints_tracks_meta_validate(meta, &error));
+    ASSERT_NE(error, nullptr);
+    EXPECT_EQ(error->domain, GST_KEYPOINTS_META_ERROR);
+    EXPECT_NE(std::string(error->message).find(lie.says), std::string::npos) << error->message;
+    g_error_free(error);
+
+    const int criticals = gst_test::LogCounter::criticals();
+    EXPECT_EQ(gst_keypoints_tracks_meta_get_tracks_buffer(meta), nullptr);
+    GstBuffer* copy = gst_buffer_copy(buffer);
+    EXPECT_EQ(gst_buffer_get_keypoints_tracks_meta(copy), nullptr);
+    GstBuffer* scaled = gst_buffer_new();
+    EXPECT_FALSE(meta->meta.info->transform_func(
+        scaled, (GstMeta*)meta, buffer, gst_video_meta_transform_scale_get_quark(), &scale));
+    EXPECT_EQ(gst_test::LogCounter::criticals(), criticals + 3);
+    gst_buffer_unref(scaled);
+    gst_buffer_unref(copy);
+    gst_buffer_unref(buffer);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "gst_test_support.h"
@@ -479,6 +480,124 @@ TEST(KeypointsMetaOpenCv, Uint8AndMissingDescriptors) {
   EXPECT_EQ(gst_keypoints::to_cv_keypoints(without).size(), keypoints.size());
   EXPECT_TRUE(gst_keypoints::to_cv_keypoints(nullptr).empty());
   gst_buffer_unref(other);
+  gst_buffer_unref(buffer);
+}
+
+/* gst_keypoints_meta_validate() against every field a caller could change, and every reader
+ * in the library refusing what it refuses: the accessors and the OpenCV helper with a critical
+ * and nothing read, the COPY and SCALE transforms with a critical and no meta on the copy. */
+struct FieldLie {
+  const char* name;
+  void (*apply)(GstKeypointsMeta* meta);
+  const char* says;
+};
+
+const FieldLie kFieldLies[] = {
+    {"far too many", [](GstKeypointsMeta* m) { m->n_keypoints = m->n_keypoints * 1000 + 7; },
+     "n_keypoints is 3007 but the keypoint array holds 3"},
+    {"one more", [](GstKeypointsMeta* m) { m->n_keypoints += 1; },
+     "n_keypoints is 4 but the keypoint array holds 3"},
+    {"one fewer", [](GstKeypointsMeta* m) { m->n_keypoints -= 1; },
+     "n_keypoints is 2 but the keypoint array holds 3"},
+    {"past the maximum", [](GstKeypointsMeta* m) { m->n_keypoints = G_MAXUINT; },
+     "n_keypoints is 4294967295"},
+    {"descriptor size one more", [](GstKeypointsMeta* m) { m->descriptor_size += 1; },
+     "3 rows of 129 float32 values do not fit the descriptor array of 1536 bytes"},
+    {"descriptor size huge", [](GstKeypointsMeta* m) { m->descriptor_size = G_MAXUINT; },
+     "3 rows of 4294967295 float32 values do not fit"},
+    {"uint8 type for float rows",
+     [](GstKeypointsMeta* m) { m->descriptor_type = GST_KEYPOINTS_DESCRIPTOR_UINT8; },
+     "3 rows of 128 uint8 values do not fit"},
+    {"type none with rows",
+     [](GstKeypointsMeta* m) { m->descriptor_type = GST_KEYPOINTS_DESCRIPTOR_NONE; },
+     "descriptor_size 128 with descriptor_type none"},
+    {"type none and size 0 with rows",
+     [](GstKeypointsMeta* m) {
+       m->descriptor_type = GST_KEYPOINTS_DESCRIPTOR_NONE;
+       m->descriptor_size = 0;
+     },
+     "descriptor_type none but the meta has a descriptor array"},
+    {"type out of range",
+     [](GstKeypointsMeta* m) { m->descriptor_type = static_cast<GstKeypointsDescriptorType>(9); },
+     "descriptor_type 9 is not none (0), float32 (1) or uint8 (2)"},
+    {"method out of range",
+     [](GstKeypointsMeta* m) { m->method = static_cast<GstKeypointsMethod>(5); },
+     "method 5 is neither sift (0) nor surf (1)"},
+    {"width 0", [](GstKeypointsMeta* m) { m->width = 0; }, "frame size 0x480 is empty"},
+    {"keypoints elsewhere", [](GstKeypointsMeta* m) { m->keypoints += 1; },
+     "keypoints does not point at the meta's keypoint array"},
+    {"descriptors elsewhere",
+     [](GstKeypointsMeta* m) { m->descriptors = static_cast<const float*>(m->descriptors) + 1; },
+     "descriptors does not point at the meta's descriptor array"},
+};
+
+TEST(KeypointsMetaIntegrity, ValidateNamesEveryChangedField) {
+  for (const FieldLie& lie : kFieldLies) {
+    SCOPED_TRACE(lie.name);
+    GstBuffer* buffer = gst_buffer_new();
+    GstKeypointsMeta* meta = add_sample_meta(buffer);
+    ASSERT_TRUE(gst_keypoints_meta_validate(meta, nullptr));
+    lie.apply(meta);
+    GError* error = nullptr;
+    EXPECT_FALSE(gst_keypoints_meta_validate(meta, &error));
+    ASSERT_NE(error, nullptr);
+    EXPECT_EQ(error->domain, GST_KEYPOINTS_META_ERROR);
+    EXPECT_EQ(error->code, GST_KEYPOINTS_META_ERROR_INCONSISTENT);
+    EXPECT_NE(std::string(error->message).find(lie.says), std::string::npos) << error->message;
+    g_error_free(error);
+    gst_buffer_unref(buffer);
+  }
+}
+
+TEST(KeypointsMetaIntegrity, ReadersRefuseAChangedMetaWithACritical) {
+  GstVideoInfo in_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 640, 480);
+  GstVideoInfo out_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 320, 240);
+  GstVideoMetaTransform scale = {&in_info, &out_info};
+  for (const FieldLie& lie : kFieldLies) {
+    SCOPED_TRACE(lie.name);
+    GstBuffer* buffer = gst_buffer_new();
+    GstKeypointsMeta* meta = add_sample_meta(buffer);
+    lie.apply(meta);
+    const int criticals = gst_test::LogCounter::criticals();
+
+    EXPECT_EQ(gst_keypoints_meta_get_keypoints_bytes(meta), nullptr);
+    EXPECT_EQ(gst_keypoints_meta_get_descriptors_bytes(meta), nullptr);
+    EXPECT_EQ(gst_keypoints_meta_get_keypoints_buffer(meta), nullptr);
+    EXPECT_EQ(gst_keypoints_meta_get_descriptors_buffer(meta), nullptr);
+    EXPECT_TRUE(gst_keypoints::to_cv_keypoints(meta).empty());
+    EXPECT_TRUE(gst_keypoints::to_cv_descriptors(meta).empty());
+    EXPECT_EQ(gst_test::LogCounter::criticals(), criticals + 6);
+
+    GstBuffer* copy = gst_buffer_copy(buffer);
+    EXPECT_EQ(gst_buffer_get_keypoints_meta(copy), nullptr);
+    GstBuffer* scaled = gst_buffer_new();
+    EXPECT_FALSE(meta->meta.info->transform_func(
+        scaled, (GstMeta*)meta, buffer, gst_video_meta_transform_scale_get_quark(), &scale));
+    EXPECT_EQ(gst_buffer_get_keypoints_meta(scaled), nullptr);
+    EXPECT_EQ(gst_test::LogCounter::criticals(), criticals + 8);
+    gst_buffer_unref(scaled);
+    gst_buffer_unref(copy);
+    gst_buffer_unref(buffer);
+  }
+}
+
+/* Metas made by the add functions pass, with and without keypoints and descriptors. */
+TEST(KeypointsMetaIntegrity, MetasAsAddedAreConsistent) {
+  GstBuffer* buffer = gst_buffer_new();
+  EXPECT_TRUE(gst_keypoints_meta_validate(add_sample_meta(buffer), nullptr));
+  gst_buffer_unref(buffer);
+  buffer = gst_buffer_new();
+  EXPECT_TRUE(gst_keypoints_meta_validate(
+      gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SURF, 8, 8, nullptr, 0,
+                                    GST_KEYPOINTS_DESCRIPTOR_UINT8, 64, nullptr),
+      nullptr));
+  gst_buffer_unref(buffer);
+  buffer = gst_buffer_new();
+  const auto keypoints = sample_keypoints();
+  EXPECT_TRUE(gst_keypoints_meta_validate(
+      gst_buffer_add_keypoints_meta(buffer, GST_KEYPOINTS_METHOD_SIFT, 8, 8, keypoints.data(), 3,
+                                    GST_KEYPOINTS_DESCRIPTOR_NONE, 0, nullptr),
+      nullptr));
   gst_buffer_unref(buffer);
 }
 

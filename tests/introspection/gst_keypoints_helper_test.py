@@ -2,6 +2,7 @@
 """tools/programs/python/gst_keypoints.py on metas made through the typelib: exact values, shapes and
 dtypes, the missing meta, and arrays that are views of the meta's storage rather than copies."""
 
+import ctypes
 import gc
 import subprocess
 import sys
@@ -53,6 +54,13 @@ def buffer_with_meta(method, keypoints, descriptor_type, descriptors):
 
 def address(array):
     return array.__array_interface__["data"][0]
+
+
+def overwrite_field(meta, name, value):
+    """Writes a guint field of the meta's C struct, as C code in a probe could; bindings cannot
+    (the typelib marks the fields read-only). PyGObject hashes a struct by its address."""
+    (field,) = [f for f in meta.__info__.get_fields() if f.get_name() == name]
+    ctypes.c_uint.from_address(hash(meta) + field.get_offset()).value = value
 
 
 class HelperTest(unittest.TestCase):
@@ -167,6 +175,36 @@ class HelperTest(unittest.TestCase):
             with self.assertRaisesRegex(gst_keypoints.MissingMetaError, "no GstKeypointsMeta"):
                 read(buffer)
         self.assertTrue(issubclass(gst_keypoints.MissingMetaError, LookupError))
+
+    def test_bindings_cannot_write_the_meta_fields(self):
+        buffer = buffer_with_meta(Method.SIFT, sample_keypoints(3), DescriptorType.NONE, None)
+        meta = gst_keypoints.get_meta(buffer)
+        for name, value in (("n_keypoints", 3007), ("descriptor_size", 64), ("width", 1)):
+            with self.assertRaises(RuntimeError, msg=name):
+                setattr(meta, name, value)
+        self.assertEqual((meta.n_keypoints, meta.descriptor_size, meta.width), (3, 0, 640))
+
+    def test_a_meta_changed_from_c_raises_before_anything_is_read(self):
+        descriptors = np.ones((4, 128), np.float32)
+        for name, value, says in (
+            ("n_keypoints", 4007, "n_keypoints is 4007 but the keypoint array holds 4"),
+            ("n_keypoints", 5, "n_keypoints is 5 but the keypoint array holds 4"),
+            ("n_keypoints", 3, "n_keypoints is 3 but the keypoint array holds 4"),
+            ("descriptor_size", 129, "4 rows of 129 float32 values do not fit"),
+            ("descriptor_type", int(DescriptorType.UINT8), "4 rows of 128 uint8 values"),
+        ):
+            with self.subTest(field=name, value=value):
+                buffer = buffer_with_meta(
+                    Method.SIFT, sample_keypoints(4), DescriptorType.FLOAT32, descriptors
+                )
+                overwrite_field(gst_keypoints.get_meta(buffer), name, value)
+                for read in (
+                    gst_keypoints.features,
+                    gst_keypoints.keypoints,
+                    gst_keypoints.descriptors,
+                ):
+                    with self.assertRaisesRegex(gst_keypoints.InconsistentMetaError, says):
+                        read(buffer)
 
 
 if __name__ == "__main__":

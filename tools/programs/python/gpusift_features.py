@@ -151,7 +151,7 @@ def check_record_header(header: np.void) -> str:
     if size > MAX_DESCRIPTOR_SIZE:
         return f"descriptor size {size} is past {MAX_DESCRIPTOR_SIZE}"
     width, height = int(header["width"]), int(header["height"])
-    if width == 0 or height == 0:
+    if (width == 0 or height == 0) and not int(header["flags"]) & FLAG_NO_FEATURES:
         return f"frame size {width}x{height} is empty"
     if width > MAX_FRAME_SIDE or height > MAX_FRAME_SIDE:
         return f"frame size {width}x{height} is past {MAX_FRAME_SIDE} a side"

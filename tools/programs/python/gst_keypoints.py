@@ -14,8 +14,11 @@ A buffer without a GstKeypointsMeta raises MissingMetaError; get_meta() returns 
 Needs PyGObject with GStreamer's Python overrides (Debian: python3-gi, python3-gst-1.0), numpy,
 and the typelib GstKeypoints-1.0 of the meta library, found through the environment:
 GI_TYPELIB_PATH must name the folder of GstKeypoints-1.0.typelib and LD_LIBRARY_PATH the folder
-of libgstkeypoints-1.0.so.0 unless both are installed (in a build tree both are in
-BUILD/gst/keypoints; pipelines/env.sh sets them for ./build).
+of libgstkeypoints-1.0.so.0 unless both are installed (in a build tree, BUILD/gst/keypoints/
+introspection and BUILD/gst/keypoints; pipelines/env.sh sets them for ./build).
+
+A meta whose fields disagree with its arrays (changed by C code after it was added; bindings
+cannot write them) raises InconsistentMetaError before anything is read.
 """
 
 import collections
@@ -30,14 +33,15 @@ try:
 except ValueError as error:
     raise ImportError(
         f"{error}: set GI_TYPELIB_PATH to the folder of GstKeypoints-1.0.typelib "
-        "(BUILD/gst/keypoints, built when gobject-introspection is installed)"
+        "(BUILD/gst/keypoints/introspection, built when gobject-introspection is installed)"
     ) from error
-from gi.repository import Gst, GstKeypoints  # noqa: E402
+from gi.repository import GLib, Gst, GstKeypoints  # noqa: E402
 
 __all__ = [
     "KEYPOINT_DTYPE",
     "Features",
     "MissingMetaError",
+    "InconsistentMetaError",
     "get_meta",
     "features",
     "keypoints",
@@ -78,6 +82,10 @@ class MissingMetaError(LookupError):
     """The buffer carries no GstKeypointsMeta."""
 
 
+class InconsistentMetaError(ValueError):
+    """The buffer's GstKeypointsMeta has fields that disagree with its arrays."""
+
+
 def get_meta(buffer):
     """The buffer's GstKeypoints.KeypointsMeta, or None. It lives as long as the buffer."""
     return GstKeypoints.buffer_get_keypoints_meta(buffer)
@@ -112,6 +120,10 @@ def _require_meta(buffer):
         raise MissingMetaError(
             "the buffer has no GstKeypointsMeta (is gpusiftfilter upstream of this point?)"
         )
+    try:
+        meta.validate()
+    except GLib.Error as error:
+        raise InconsistentMetaError(error.message) from None
     return meta
 
 
