@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "base/video_luma_range.h"
 #include "video_frame_check.h"
 
 #ifdef GPUSIFT_HAVE_GST_CUDA
@@ -106,7 +107,8 @@ GstFlowReturn map_extractor_frame(GstElement* element, GstBuffer* buffer, const 
                     GST_VIDEO_FRAME_WIDTH(frame),
                     GST_VIDEO_FRAME_HEIGHT(frame),
                     format,
-                    on_device ? MemoryKind::kDevice : MemoryKind::kHost};
+                    on_device ? MemoryKind::kDevice : MemoryKind::kHost,
+                    luma_range_of(info)};
   return GST_FLOW_OK;
 }
 

@@ -65,7 +65,9 @@
  * RGB or BGR in system memory, or NV12 or I420 in CUDA memory (memory:CUDAMemory, from nvh264dec
  * or cudaupload for instance), which the CUDA backend reads where it is. Built with
  * -Dnvmm=enabled on a Jetson, it also takes NV12, RGBA and GRAY8 in memory:NVMM. YUV frames are
- * read through their luma plane; RGB frames are converted to grey. keypointtracker,
+ * read through their luma plane; RGB frames are converted to grey. Limited-range frames (as the
+ * caps' colorimetry says; YUV caps without one are) are brought to full range first, so that a
+ * picture gives the same features in every format. keypointtracker,
  * keypointmatcher, keypointoverlay and keypointfilesink come after it and read the meta;
  * applications read it with gst_buffer_get_keypoints_meta().
  *

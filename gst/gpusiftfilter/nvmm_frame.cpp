@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "base/video_luma_range.h"
 #include "extractor_frame.h"
 
 namespace gpusift::gst {
@@ -154,7 +155,8 @@ std::string NvmmFrame::map_surface(const GstVideoInfo& info, FrameView* view) {
   // The extractor checks device frames with cudaPointerGetAttributes. On Jetson a mapped EGL
   // frame is taken to report device memory of device 0 (unverified: nothing of this has run on
   // a Jetson); if it does not, the extractor refuses the frame with an error, it reads nothing.
-  *view = FrameView{plane.ptr, plane.pitch, width, height, format, MemoryKind::kDevice};
+  *view = FrameView{plane.ptr,           plane.pitch,        width, height, format,
+                    MemoryKind::kDevice, luma_range_of(info)};
   return "";
 }
 

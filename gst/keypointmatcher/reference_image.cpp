@@ -7,6 +7,8 @@
 
 #include <cstring>
 
+#include "base/video_luma_range.h"
+
 namespace gpusift::gst {
 
 namespace {
@@ -67,6 +69,7 @@ bool copy_frame(GstSample* sample, DecodedImage* out, std::string* problem) {
   out->width = GST_VIDEO_FRAME_WIDTH(&frame);
   out->height = GST_VIDEO_FRAME_HEIGHT(&frame);
   out->format = gray ? PixelFormat::kGray8 : PixelFormat::kRgbx8;
+  out->luma_range = luma_range_of(info);
   out->pitch_bytes = static_cast<size_t>(out->width) * (gray ? 1 : 4);
   out->pixels.resize(out->pitch_bytes * static_cast<size_t>(out->height));
   const auto* source = static_cast<const uint8_t*>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0));

@@ -19,10 +19,12 @@ struct DecodedImage {
   int height = 0;
   PixelFormat format = PixelFormat::kGray8;
   size_t pitch_bytes = 0;
+  LumaRange luma_range = LumaRange::kFull;  // as the decoder's caps say, like video frames
   std::vector<uint8_t> pixels;
 
   FrameView view() const {
-    return FrameView{pixels.data(), pitch_bytes, width, height, format, MemoryKind::kHost};
+    return FrameView{pixels.data(), pitch_bytes,       width,     height,
+                     format,        MemoryKind::kHost, luma_range};
   }
 };
 

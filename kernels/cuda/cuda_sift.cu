@@ -108,8 +108,9 @@ struct ResultSlot {
   // small kernels whose launch cost would otherwise exceed their run time. With a banded upload
   // it starts from the uploaded bytes, waiting for each band.
   cudaGraphExec_t graph = nullptr;
-  int graph_first_level = 0;        // octave 0's first level that the graph makes
-  cuda::StagedFrame graph_bands{};  // the banded upload the graph reads, or none
+  int graph_first_level = 0;                 // octave 0's first level that the graph makes
+  cuda::StagedFrame graph_bands{};           // the banded upload the graph reads, or none
+  LumaRange graph_range = LumaRange::kFull;  // how a banded graph reads the bytes
 
   ~ResultSlot() { destroy_graph(); }
   void destroy_graph() {
@@ -385,8 +386,8 @@ void CudaSiftExtractor::State::enqueue_banded_levels(ResultSlot& slot) {
   for (int b = 0; b < upload_plan.count; ++b) {
     slot.band_uploaded[b].wait_on_from_graph(stream);
     cuda::blur_two_levels_from_gray8(
-        bytes, bands.pitch_bytes, taps[0], taps[1], first_levels_targets(), stream,
-        cuda::RowRange{first, upload_plan.blur_ends[b]}, first_levels_tile_rows);
+        bytes, bands.pitch_bytes, slot.frame.luma_range, taps[0], taps[1], first_levels_targets(),
+        stream, cuda::RowRange{first, upload_plan.blur_ends[b]}, first_levels_tile_rows);
     first = upload_plan.blur_ends[b];
     for (int k = 0; k < level_plan.levels; ++k) {
       const int l = 2 + k;
@@ -416,13 +417,14 @@ void CudaSiftExtractor::State::enqueue_input(ResultSlot& slot) {
   if (staged.in_bands)
     return;  // the graph makes the first levels band by band
   if (starts_from_bytes(slot.frame) && in_device_memory) {
-    cuda::blur_two_levels_from_gray8(static_cast<const uint8_t*>(staged.data), staged.pitch_bytes,
-                                     taps[0], taps[1], first_levels_targets(), stream,
-                                     cuda::RowRange{}, first_levels_tile_rows);
+    cuda::blur_two_levels_from_gray8(
+        static_cast<const uint8_t*>(staged.data), staged.pitch_bytes, slot.frame.luma_range,
+        taps[0], taps[1], first_levels_targets(), stream, cuda::RowRange{}, first_levels_tile_rows);
     return;
   }
   const DeviceImage input{frame_float.get(), width, height, aligned_stride(width)};
-  cuda::convert_to_float(staged.data, staged.pitch_bytes, slot.frame.format, input, stream);
+  cuda::convert_to_float(staged.data, staged.pitch_bytes, slot.frame.format, slot.frame.luma_range,
+                         input, stream);
   if (!params.upscale && table.count > 0)
     enqueue_first_levels(input);
 }
@@ -559,12 +561,14 @@ void CudaSiftExtractor::State::run_features(ResultSlot& slot) {
   }
   const bool same_input = slot.graph_first_level == graph_first_level() &&
                           slot.graph_bands.data == bands.data &&
-                          slot.graph_bands.pitch_bytes == bands.pitch_bytes;
+                          slot.graph_bands.pitch_bytes == bands.pitch_bytes &&
+                          slot.graph_range == slot.frame.luma_range;
   if (slot.graph && !same_input)
     slot.destroy_graph();
   if (!slot.graph) {
     slot.graph_first_level = graph_first_level();
     slot.graph_bands = bands;
+    slot.graph_range = slot.frame.luma_range;
     check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal),
           "cudaStreamBeginCapture");
     cudaGraph_t graph = nullptr;

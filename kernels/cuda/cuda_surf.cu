@@ -251,8 +251,8 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
   }
   layout_for(frame.width, frame.height);
   const cuda::StagedFrame staged = staging.stage(frame, device, stream);
-  cuda::integral_image(staged.data, staged.pitch_bytes, frame.format, width, height, integral.get(),
-                       integral_stride, stream);
+  cuda::integral_image(staged.data, staged.pitch_bytes, frame.format, frame.luma_range, width,
+                       height, integral.get(), integral_stride, stream);
   check(cudaMemsetAsync(masks.get(), 0, sizeof(uint32_t) * layers.mask_offset[layers.octaves],
                         stream),
         "cudaMemsetAsync");

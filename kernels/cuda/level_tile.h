@@ -8,6 +8,7 @@
 
 #include <cstddef>
 
+#include "gpusift/color.h"
 #include "gpusift/sift_scale_space.h"
 #include "pyramid_kernels.h"
 
@@ -21,15 +22,24 @@ constexpr int kLevelTileWidth = 32 * kRowOutputsPerLane;
 constexpr int kThreadsPerColumn = kLevelThreads / kLevelTileWidth;
 
 // A blur's input rows: its own pixels, or with step 2 every other pixel of the previous octave's
-// level, which is how OpenCV starts an octave. T is float, or uint8_t for a GRAY8 frame.
+// level, which is how OpenCV starts an octave. T is float, or uint8_t for a GRAY8 frame, whose
+// values are brought to full range as they are read when they are limited range.
 template <class T>
 struct SourceRows {
   const T* data;
   int stride;  // in elements of T
   int step;
+  LumaRange range = LumaRange::kFull;
   __device__ const T* row(int y) const { return data + static_cast<ptrdiff_t>(y * step) * stride; }
 };
 using LevelSource = SourceRows<float>;
+
+__device__ __forceinline__ float source_value(const SourceRows<float>&, float value) {
+  return value;
+}
+__device__ __forceinline__ float source_value(const SourceRows<uint8_t>& src, uint8_t value) {
+  return luma_at_full_range(value, src.range);
+}
 
 // float4 reads that cover a lane's window of 4 outputs and radius R.
 __host__ __device__ constexpr int window_vectors(int radius) {
@@ -81,7 +91,7 @@ __device__ void load_tile(TileLines<Shape> tile, const SourceRows<T>& src, int w
 #pragma unroll
     for (int c = 0; c < kPerLane; ++c) {
       if (lane + 32 * c < Shape::kLine)
-        loaded[l][c] = static_cast<float>(row[columns[c]]);
+        loaded[l][c] = source_value(src, row[columns[c]]);
     }
   }
 #pragma unroll

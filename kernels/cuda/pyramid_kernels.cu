@@ -23,19 +23,21 @@ constexpr int kColumnTileHeight = 32;
 constexpr int kColumnThreadsY = 8;
 
 __global__ void convert_kernel(const uint8_t* frame, size_t pitch, PixelFormat format, int bpp,
-                               DeviceImage dst) {
+                               LumaRange range, DeviceImage dst) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= dst.width || y >= dst.height)
     return;
-  row_of(dst, y)[x] = gray8_of_pixel(frame + y * pitch + static_cast<size_t>(x) * bpp, format);
+  row_of(dst, y)[x] = luma_at_full_range(
+      gray8_of_pixel(frame + y * pitch + static_cast<size_t>(x) * bpp, format), range);
 }
 
 // GRAY8 rows whose starts allow it are read four pixels to a thread: at a byte per thread the
 // loads stayed far below bandwidth (17 us for a 2560x1920 frame on an H100).
 constexpr int kGrayPixelsPerThread = 4;
 
-__global__ void convert_gray_kernel(const uint8_t* frame, size_t pitch, DeviceImage dst) {
+__global__ void convert_gray_kernel(const uint8_t* frame, size_t pitch, LumaRange range,
+                                    DeviceImage dst) {
   const int x = (blockIdx.x * blockDim.x + threadIdx.x) * kGrayPixelsPerThread;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= dst.width || y >= dst.height)
@@ -44,11 +46,13 @@ __global__ void convert_gray_kernel(const uint8_t* frame, size_t pitch, DeviceIm
   float* out = row_of(dst, y) + x;
   if (x + kGrayPixelsPerThread <= dst.width) {
     const uchar4 p = *reinterpret_cast<const uchar4*>(in);
-    *reinterpret_cast<float4*>(out) = make_float4(p.x, p.y, p.z, p.w);
+    *reinterpret_cast<float4*>(out) =
+        make_float4(luma_at_full_range(p.x, range), luma_at_full_range(p.y, range),
+                    luma_at_full_range(p.z, range), luma_at_full_range(p.w, range));
     return;
   }
   for (int i = 0; x + i < dst.width; ++i)
-    out[i] = in[i];
+    out[i] = luma_at_full_range(in[i], range);
 }
 
 bool aligned_to(const void* p, size_t bytes) {
@@ -260,7 +264,7 @@ GaussianTaps make_gaussian_taps(float sigma) {
   return t;
 }
 
-void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,
+void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format, LumaRange range,
                       const DeviceImage& dst, cudaStream_t stream) {
   const dim3 block(32, 8);
   const bool gray_rows_aligned = format == PixelFormat::kGray8 && aligned_to(frame, 4) &&
@@ -269,12 +273,12 @@ void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,
   if (gray_rows_aligned) {
     const int threads_per_row = (dst.width + kGrayPixelsPerThread - 1) / kGrayPixelsPerThread;
     convert_gray_kernel<<<pixel_grid(threads_per_row, dst.height, block), block, 0, stream>>>(
-        static_cast<const uint8_t*>(frame), pitch_bytes, dst);
+        static_cast<const uint8_t*>(frame), pitch_bytes, range, dst);
     check_launch("convert_gray_kernel");
     return;
   }
   convert_kernel<<<pixel_grid(dst.width, dst.height, block), block, 0, stream>>>(
-      static_cast<const uint8_t*>(frame), pitch_bytes, format, bytes_per_pixel(format), dst);
+      static_cast<const uint8_t*>(frame), pitch_bytes, format, bytes_per_pixel(format), range, dst);
   check_launch("convert_kernel");
 }
 

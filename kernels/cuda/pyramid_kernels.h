@@ -34,8 +34,9 @@ constexpr int kOnePassRadiusMax = 16;
 // or 8, the tallest that still gives every multiprocessor two blocks.
 int one_pass_tile_height(int width, int height);
 
-// Frame (gray or RGB-family, device memory) to float gray in 0..255.
-void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format,
+// Frame (gray or RGB-family, device memory) to float gray in 0..255, limited range brought to
+// full range first.
+void convert_to_float(const void* frame, size_t pitch_bytes, PixelFormat format, LumaRange range,
                       const DeviceImage& dst, cudaStream_t stream);
 void upscale_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t stream);
 void decimate_2x(const DeviceImage& src, const DeviceImage& dst, cudaStream_t stream);
@@ -77,11 +78,13 @@ int two_level_tile_rows(const GaussianTaps& first, const GaussianTaps& second, i
 // memory; others throw kInvalidArgument. The results do not depend on it.
 void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const GaussianTaps& second,
                      const TwoLevelTargets& out, cudaStream_t stream, int tile_rows = 0);
-// The same from a GRAY8 frame in device memory, whose bytes are the float image's values; only
-// the output rows in `rows`, which read the frame up to a tile's rows past their end.
-void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
-                                const GaussianTaps& second, const TwoLevelTargets& out,
-                                cudaStream_t stream, RowRange rows = RowRange{}, int tile_rows = 0);
+// The same from a GRAY8 frame in device memory, whose bytes (at full range, from `range`) are the
+// float image's values; only the output rows in `rows`, which read the frame up to a tile's rows
+// past their end.
+void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, LumaRange range,
+                                const GaussianTaps& first, const GaussianTaps& second,
+                                const TwoLevelTargets& out, cudaStream_t stream,
+                                RowRange rows = RowRange{}, int tile_rows = 0);
 // gaussian_blur's one-pass kernel on output rows `rows` only, which read `src` up to the radius
 // past them; rows.first a multiple of one_pass_tile_height(dst.width, dst.height). Throws
 // kInvalidArgument where blur_needs_scratch(taps) or rows.first is not on a tile.

@@ -19,14 +19,16 @@ constexpr int kRowTile = kRowThreads * kRowItems;
 constexpr int kStripWidth = 32;     // columns per block
 constexpr int kStripSegments = 32;  // row segments per column, one per thread
 
-__device__ uint32_t gray8_at(const uint8_t* row, int x, PixelFormat format, int bpp) {
-  return gray8_of_pixel(row + static_cast<size_t>(x) * bpp, format);
+__device__ uint32_t gray8_at(const uint8_t* row, int x, PixelFormat format, int bpp,
+                             LumaRange range) {
+  return luma_at_full_range(gray8_of_pixel(row + static_cast<size_t>(x) * bpp, format), range);
 }
 
 // Row y of the frame becomes row y + 1 of the table: column 0 is zero, column x + 1 the sum of
 // pixels 0..x.
 __global__ void integral_rows_kernel(const uint8_t* frame, size_t pitch, PixelFormat format,
-                                     int bpp, int width, uint32_t* table, int stride) {
+                                     int bpp, LumaRange range, int width, uint32_t* table,
+                                     int stride) {
   using BlockScan = cub::BlockScan<uint32_t, kRowThreads>;
   __shared__ typename BlockScan::TempStorage scan_storage;
   __shared__ uint32_t tile[kRowTile];
@@ -38,7 +40,7 @@ __global__ void integral_rows_kernel(const uint8_t* frame, size_t pitch, PixelFo
   uint32_t carry = 0;
   for (int x0 = 0; x0 < width; x0 += kRowTile) {
     for (int k = threadIdx.x; k < kRowTile; k += kRowThreads)
-      tile[k] = x0 + k < width ? gray8_at(in, x0 + k, format, bpp) : 0u;
+      tile[k] = x0 + k < width ? gray8_at(in, x0 + k, format, bpp, range) : 0u;
     __syncthreads();
     uint32_t items[kRowItems];
     for (int k = 0; k < kRowItems; ++k)
@@ -85,13 +87,13 @@ __global__ void integral_columns_kernel(uint32_t* table, int columns, int height
 
 }  // namespace
 
-void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, int width,
-                    int height, uint32_t* table, int stride, cudaStream_t stream) {
+void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, LumaRange range,
+                    int width, int height, uint32_t* table, int stride, cudaStream_t stream) {
   check(cudaMemsetAsync(table, 0, sizeof(uint32_t) * (width + 1), stream),
         "cudaMemsetAsync (integral row 0)");
   integral_rows_kernel<<<height, kRowThreads, 0, stream>>>(
-      static_cast<const uint8_t*>(frame), pitch_bytes, format, bytes_per_pixel(format), width,
-      table, stride);
+      static_cast<const uint8_t*>(frame), pitch_bytes, format, bytes_per_pixel(format), range,
+      width, table, stride);
   check_launch("integral_rows_kernel");
   const int columns = width + 1;
   integral_columns_kernel<<<(columns + kStripWidth - 1) / kStripWidth,

@@ -79,9 +79,10 @@ SurfOrientationWeights surf_orientation_weights();
 SurfDescriptorWeights surf_descriptor_weights();
 
 // The integral image of surf_integral.h from a frame in device memory (gray or RGB family,
-// converted to gray as OpenCV does): `table` has height + 1 rows of `stride` elements.
-void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, int width,
-                    int height, uint32_t* table, int stride, cudaStream_t stream);
+// converted to gray as OpenCV does, limited range brought to full range): `table` has height + 1
+// rows of `stride` elements.
+void integral_image(const void* frame, size_t pitch_bytes, PixelFormat format, LumaRange range,
+                    int width, int height, uint32_t* table, int stride, cudaStream_t stream);
 
 // A rectangle of samples of one octave, cut into blocks of kSurfTileWidth x kSurfTileHeight.
 constexpr int kSurfTileWidth = 32;

@@ -272,11 +272,13 @@ void blur_two_levels(const DeviceImage& src, const GaussianTaps& first, const Ga
                                     RowRange{}, tile_rows, stream);
 }
 
-void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, const GaussianTaps& first,
-                                const GaussianTaps& second, const TwoLevelTargets& out,
-                                cudaStream_t stream, RowRange rows, int tile_rows) {
-  launch_required_two_levels<uint8_t>(SourceRows<uint8_t>{frame, static_cast<int>(pitch_bytes), 1},
-                                      first, second, out, rows, tile_rows, stream);
+void blur_two_levels_from_gray8(const uint8_t* frame, size_t pitch_bytes, LumaRange range,
+                                const GaussianTaps& first, const GaussianTaps& second,
+                                const TwoLevelTargets& out, cudaStream_t stream, RowRange rows,
+                                int tile_rows) {
+  launch_required_two_levels<uint8_t>(
+      SourceRows<uint8_t>{frame, static_cast<int>(pitch_bytes), 1, range}, first, second, out, rows,
+      tile_rows, stream);
 }
 
 }  // namespace gpusift::cuda

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_fixture.h"
+#include "gpusift/color.h"
 #include "gpusift/error.h"
 #include "pyramid_kernels.h"
 
@@ -191,49 +192,55 @@ void expect_same_planes(const TwoLevelPlanes& actual, const TwoLevelPlanes& expe
       << what << " first dog";
 }
 
+// From gray8 bytes in either range: limited-range bytes are read at full range, as the float
+// image made by full_range_luma() holds them.
 TEST_F(CudaBlur, TwoLevelsAtOnceEqualTwoBlursFromFloatsAndFromGray8) {
   std::mt19937 random(13);
   std::uniform_int_distribution<int> byte(0, 255);
   const std::pair<int, int> sizes[] = {{1, 1},  {2, 3},    {3, 2},    {7, 5},
                                        {5, 17}, {131, 97}, {333, 70}, {1900, 37}};
-  for (const auto& [w, h] : sizes) {
-    const size_t pitch = w + 3;  // rows that start on no particular boundary
-    std::vector<uint8_t> bytes(pitch * h);
-    for (uint8_t& value : bytes)
-      value = static_cast<uint8_t>(byte(random));
-    DevicePlane source(w, h), scratch(w, h), first(w, h);
-    std::vector<float> floats(static_cast<size_t>(source.image.stride) * h);
-    for (int y = 0; y < h; ++y) {
-      for (int x = 0; x < w; ++x)
-        floats[static_cast<size_t>(y) * source.image.stride + x] = bytes[y * pitch + x];
-    }
-    source.upload(floats);
-    uint8_t* frame = nullptr;
-    ASSERT_EQ(cudaMalloc(&frame, bytes.size()), cudaSuccess);
-    ASSERT_EQ(cudaMemcpy(frame, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
-    for (const auto& [first_sigma, second_sigma] : kTwoLevelSigmas) {
-      const cuda::GaussianTaps a = cuda::make_gaussian_taps(first_sigma);
-      const cuda::GaussianTaps b = cuda::make_gaussian_taps(second_sigma);
-      ASSERT_TRUE(cuda::blurs_two_levels_at_once(a, b)) << a.radius << " " << b.radius;
-      TwoLevelPlanes expected(w, h), from_floats(w, h), from_bytes(w, h);
-      cuda::gaussian_blur(source.image, scratch.image, first.image, a, &expected.first_dog.image,
-                          stream_.get());
-      cuda::gaussian_blur(first.image, scratch.image, expected.level.image, b, &expected.dog.image,
-                          stream_.get());
-      for (const int tile_rows : kTwoLevelTileHeights) {
-        cuda::blur_two_levels(source.image, a, b, from_floats.targets(), stream_.get(), tile_rows);
-        cuda::blur_two_levels_from_gray8(frame, pitch, a, b, from_bytes.targets(), stream_.get(),
-                                         cuda::RowRange{}, tile_rows);
-        ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
-        const std::string what = std::to_string(w) + "x" + std::to_string(h) + " radii " +
-                                 std::to_string(a.radius) + ", " + std::to_string(b.radius) +
-                                 ", tiles of " + std::to_string(tile_rows) + " rows";
-        expect_same_planes(from_floats, expected, what + " from floats");
-        expect_same_planes(from_bytes, expected, what + " from gray8");
+  for (const auto& [w, h] : sizes)
+    for (const LumaRange range : {LumaRange::kFull, LumaRange::kLimited}) {
+      const size_t pitch = w + 3;  // rows that start on no particular boundary
+      std::vector<uint8_t> bytes(pitch * h);
+      for (uint8_t& value : bytes)
+        value = static_cast<uint8_t>(byte(random));
+      DevicePlane source(w, h), scratch(w, h), first(w, h);
+      std::vector<float> floats(static_cast<size_t>(source.image.stride) * h);
+      for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x)
+          floats[static_cast<size_t>(y) * source.image.stride + x] =
+              luma_at_full_range(bytes[y * pitch + x], range);
       }
+      source.upload(floats);
+      uint8_t* frame = nullptr;
+      ASSERT_EQ(cudaMalloc(&frame, bytes.size()), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(frame, bytes.data(), bytes.size(), cudaMemcpyHostToDevice), cudaSuccess);
+      for (const auto& [first_sigma, second_sigma] : kTwoLevelSigmas) {
+        const cuda::GaussianTaps a = cuda::make_gaussian_taps(first_sigma);
+        const cuda::GaussianTaps b = cuda::make_gaussian_taps(second_sigma);
+        ASSERT_TRUE(cuda::blurs_two_levels_at_once(a, b)) << a.radius << " " << b.radius;
+        TwoLevelPlanes expected(w, h), from_floats(w, h), from_bytes(w, h);
+        cuda::gaussian_blur(source.image, scratch.image, first.image, a, &expected.first_dog.image,
+                            stream_.get());
+        cuda::gaussian_blur(first.image, scratch.image, expected.level.image, b,
+                            &expected.dog.image, stream_.get());
+        for (const int tile_rows : kTwoLevelTileHeights) {
+          cuda::blur_two_levels(source.image, a, b, from_floats.targets(), stream_.get(),
+                                tile_rows);
+          cuda::blur_two_levels_from_gray8(frame, pitch, range, a, b, from_bytes.targets(),
+                                           stream_.get(), cuda::RowRange{}, tile_rows);
+          ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
+          const std::string what = std::string(range == LumaRange::kLimited ? "limited " : "") +
+                                   std::to_string(w) + "x" + std::to_string(h) + " radii " +
+                                   std::to_string(a.radius) + ", " + std::to_string(b.radius) +
+                                   ", tiles of " + std::to_string(tile_rows) + " rows";
+          expect_same_planes(from_floats, expected, what + " from floats");
+          expect_same_planes(from_bytes, expected, what + " from gray8");
+        }
+      }
+      cudaFree(frame);
     }
-    cudaFree(frame);
-  }
 }
 
 // What the extractor does while a large frame is still being uploaded: the rows band by band.
@@ -250,19 +257,21 @@ TEST_F(CudaBlur, TwoLevelsFromGray8InRowBandsEqualOneLaunch) {
   const cuda::GaussianTaps a = cuda::make_gaussian_taps(0.6245f),
                            b = cuda::make_gaussian_taps(0.6131f);
   TwoLevelPlanes whole(w, h);
-  cuda::blur_two_levels_from_gray8(frame, w, a, b, whole.targets(), stream_.get());
+  cuda::blur_two_levels_from_gray8(frame, w, LumaRange::kFull, a, b, whole.targets(),
+                                   stream_.get());
   for (const int tile : {cuda::kTwoLevelShortTileRows, cuda::kTwoLevelTallTileRows}) {
     TwoLevelPlanes banded(w, h);
     for (const cuda::RowRange rows :
          {cuda::RowRange{0, tile}, cuda::RowRange{tile, 2 * tile},
           cuda::RowRange{2 * tile, 2 * tile},  // none
           cuda::RowRange{2 * tile, 4 * tile}, cuda::RowRange{4 * tile, 1000}})
-      cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(), rows, tile);
+      cuda::blur_two_levels_from_gray8(frame, w, LumaRange::kFull, a, b, banded.targets(),
+                                       stream_.get(), rows, tile);
     ASSERT_EQ(cudaStreamSynchronize(stream_.get()), cudaSuccess);
     expect_same_planes(banded, whole, "bands of " + std::to_string(tile) + "-row tiles");
     try {
-      cuda::blur_two_levels_from_gray8(frame, w, a, b, banded.targets(), stream_.get(),
-                                       cuda::RowRange{tile / 2, tile}, tile);
+      cuda::blur_two_levels_from_gray8(frame, w, LumaRange::kFull, a, b, banded.targets(),
+                                       stream_.get(), cuda::RowRange{tile / 2, tile}, tile);
       ADD_FAILURE() << "no error for a band that starts inside a tile of " << tile << " rows";
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::kInvalidArgument);

@@ -73,9 +73,13 @@ GstBuffer* make_frame(const cv::Mat& bgr_or_gray, GstVideoFormat format) {
 }
 
 std::string caps_string(GstVideoFormat format, int width, int height) {
+  // The luma planes hold full-range gray (gray_seen_by_element), so YUV caps say full range:
+  // without a colorimetry GStreamer takes YUV as limited range, which the element expands.
+  const GstVideoFormatInfo* info = gst_video_format_get_info(format);
+  const std::string full_range = GST_VIDEO_FORMAT_INFO_IS_YUV(info) ? ",colorimetry=1:4:0:0" : "";
   return std::string("video/x-raw,format=") + gst_video_format_to_string(format) +
          ",width=" + std::to_string(width) + ",height=" + std::to_string(height) +
-         ",framerate=30/1";
+         ",framerate=30/1" + full_range;
 }
 
 }  // namespace gpusift::testing

@@ -17,6 +17,7 @@ cv::Mat gray_seen_by_element(const cv::Mat& bgr);
 // A buffer of `format` and the image's size; YUV chroma planes are neutral (128).
 GstBuffer* make_frame(const cv::Mat& bgr, GstVideoFormat format);
 
+// Caps for make_frame's buffers; YUV ones say full range (colorimetry 1:4:0:0), as their luma is.
 std::string caps_string(GstVideoFormat format, int width, int height);
 
 }  // namespace gpusift::testing

@@ -9,6 +9,12 @@ namespace gpusift {
 enum class PixelFormat { kGray8, kRgb8, kBgr8, kRgba8, kBgra8, kRgbx8, kBgrx8 };
 enum class MemoryKind { kHost, kDevice };
 
+// The range of the frame's 8-bit luma (or of its RGB values): full (0-255), or limited ("studio"
+// or "video" range: black at 16, white at 235), as most YUV video from cameras and decoders is.
+// Both backends bring limited values to full range before anything else, so that a picture gives
+// the same features whatever format it arrives in (color.h: full_range_luma).
+enum class LumaRange { kFull, kLimited };
+
 inline int bytes_per_pixel(PixelFormat format) {
   switch (format) {
     case PixelFormat::kGray8:
@@ -51,6 +57,7 @@ struct FrameView {
   int height;
   PixelFormat format;
   MemoryKind memory;
+  LumaRange luma_range = LumaRange::kFull;
 };
 
 }  // namespace gpusift
