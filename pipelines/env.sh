@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sourced by the examples: finds the built plugin (build/gst) unless GST_PLUGIN_PATH is set, and
-# for the Python examples the keypoints meta library (build/gst/keypoints) and its typelib
-# (build/gst/keypoints/introspection).
+# for the Python examples the keypoints meta library (build/gst/keypoints), its typelib
+# (build/gst/keypoints/introspection) and the Python package gpusift (tools/programs/python).
 # GPUSIFT_BUILD_DIR names another build folder than build/ (the tests run the examples that way).
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build=${GPUSIFT_BUILD_DIR:-$here/build}
@@ -20,3 +20,4 @@ require_elements() {
     fi
   done
 }
+export PYTHONPATH=$here/tools/programs/python${PYTHONPATH:+:$PYTHONPATH}

@@ -3,8 +3,8 @@
 """Reads the keypoints of each frame in Python: videotestsrc ! gpusiftfilter ! appsink.
 
 Prints, per frame, the number of keypoints and the strongest ones by response, taken from the
-GstKeypointsMeta through its typelib and numpy (tools/programs/python/gst_keypoints.py, found relative to
-this script).
+GstKeypointsMeta through its typelib and numpy (gpusift.metas, from the installed package or
+tools/programs/python, found relative to this script).
 
     source pipelines/env.sh
     pipelines/keypoints-appsink.py [--frames N] [--backend auto|cuda|cpu] [--top K]
@@ -44,14 +44,17 @@ def fail(status, message):
 
 
 sys.path.insert(
-    0, os.path.join(os.path.dirname(os.path.realpath(__file__)), os.pardir, "tools", "python")
+    0,
+    os.path.join(
+        os.path.dirname(os.path.realpath(__file__)), os.pardir, "tools", "programs", "python"
+    ),
 )
 try:
     import numpy as np
 
     import gi
 
-    import gst_keypoints
+    from gpusift import metas
 
     gi.require_version("GstApp", "1.0")
     from gi.repository import GLib, Gst, GstApp  # noqa: F401 (GstApp: the appsink's methods)
@@ -113,7 +116,7 @@ def build_pipeline(args):
 
 def print_frame(index, sample, top):
     buffer = sample.get_buffer()
-    features = gst_keypoints.features(buffer)
+    features = metas.features(buffer)
     keypoints = features.keypoints
     if features.descriptors is None:
         descriptors = "no descriptors"

@@ -98,6 +98,30 @@ GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta(GstBuffer* buffer) 
   return (GstKeypointsObjectMeta*)gst_buffer_get_meta(buffer, GST_KEYPOINTS_OBJECT_META_API_TYPE);
 }
 
+guint gst_buffer_get_n_keypoints_object_metas(GstBuffer* buffer) {
+  gpointer state = NULL;
+  guint count = 0;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), 0);
+  while (gst_buffer_iterate_meta_filtered(buffer, &state, GST_KEYPOINTS_OBJECT_META_API_TYPE))
+    count++;
+  return count;
+}
+
+GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta_nth(GstBuffer* buffer, guint index) {
+  gpointer state = NULL;
+  GstMeta* meta;
+  guint i = 0;
+
+  g_return_val_if_fail(GST_IS_BUFFER(buffer), NULL);
+  while ((meta = gst_buffer_iterate_meta_filtered(buffer, &state,
+                                                  GST_KEYPOINTS_OBJECT_META_API_TYPE)) != NULL) {
+    if (i++ == index)
+      return (GstKeypointsObjectMeta*)meta;
+  }
+  return NULL;
+}
+
 GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta_by_label(GstBuffer* buffer,
                                                                       const gchar* label) {
   gpointer state = NULL;

@@ -11,7 +11,10 @@
  *
  * Several matchers in a row (one per object) add one meta each: tell them apart by label
  * (gst_buffer_get_keypoints_object_meta_by_label()) or iterate all with
- * gst_buffer_iterate_meta_filtered (buffer, &state, GST_KEYPOINTS_OBJECT_META_API_TYPE).
+ * gst_buffer_iterate_meta_filtered (buffer, &state, GST_KEYPOINTS_OBJECT_META_API_TYPE); bindings,
+ * which cannot hold the iteration's state, count them with
+ * gst_buffer_get_n_keypoints_object_metas() and take each with
+ * gst_buffer_get_keypoints_object_meta_nth().
  */
 #pragma once
 
@@ -106,6 +109,24 @@ GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta(GstBuffer* buffer);
  */
 GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta_by_label(GstBuffer* buffer,
                                                                       const gchar* label);
+
+/**
+ * gst_buffer_get_n_keypoints_object_metas:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: how many keypoint object metas @buffer carries.
+ */
+guint gst_buffer_get_n_keypoints_object_metas(GstBuffer* buffer);
+
+/**
+ * gst_buffer_get_keypoints_object_meta_nth:
+ * @buffer: a #GstBuffer
+ * @index: 0 for the first object meta, in the order gst_buffer_iterate_meta_filtered() gives them
+ *
+ * Returns: (transfer none) (nullable): the @index-th keypoint object meta of @buffer, %NULL past
+ *   the last.
+ */
+GstKeypointsObjectMeta* gst_buffer_get_keypoints_object_meta_nth(GstBuffer* buffer, guint index);
 
 /**
  * gst_keypoints_object_meta_get_label:

@@ -118,6 +118,31 @@ TEST_F(CliTest, CsvEqualsCpuBackendInProcess) {
   expect_rows_equal(lines, expected, false);
 }
 
+// -o - writes the same CSV to stdout, the summary going to stderr; nothing named "-" appears.
+TEST_F(CliTest, DashWritesTheCsvToStdout) {
+  const ChildResult file = run({"--backend", "cpu", image("camera.png"), "-o", path("c.csv")});
+  ASSERT_EQ(file.exit_status, 0) << file.err;
+  const ChildResult r = run({"--backend", "cpu", image("camera.png"), "-o", "-"});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  std::string csv;
+  for (const std::string& line : read_lines(path("c.csv")))
+    csv += line + "\n";
+  EXPECT_EQ(r.out, csv);
+  EXPECT_NE(r.err.find("camera.png: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(" -> -\n"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists("-"));
+}
+
+TEST_F(CliTest, VersionAndHelpAreWhole) {
+  const ChildResult version = run({"--version"});
+  EXPECT_EQ(version.exit_status, 0);
+  EXPECT_EQ(version.out, std::string("gpusift-extract ") + GPUSIFT_VERSION + "\n");
+  const ChildResult help = run({"--help"});
+  EXPECT_EQ(help.exit_status, 0);
+  for (const char* part : {"--version", "-: the CSV on stdout", "gpusift-features"})
+    EXPECT_NE(help.out.find(part), std::string::npos) << part;
+}
+
 // --upscale 0 takes the video mode's five octaves, as gpusiftfilter does; --max-octaves sets
 // another count. camera.png, 512x512, has six octaves without upscaling.
 TEST_F(CliTest, MaxOctavesFollowsUpscaleUntilGiven) {
@@ -345,8 +370,9 @@ void write_hostile_files(const std::string& dir) {
                                                      << std::string(4096, '\x80');
   std::ofstream(dir + "/wide.pnm", std::ios::binary) << "P5\n16385 1\n255\n"
                                                      << std::string(16385, '\x80');
-  for (const char* name : {"full.gpsf", "full.png"})
+  for (const char* name : {"full.gpsf", "full.png", "full.csv"})
     std::filesystem::create_symlink("/dev/full", dir + "/" + name);
+  std::filesystem::create_symlink("/proc/version", dir + "/kernel.csv");
 }
 
 TEST_P(CliBadInput, ExitsWithOneStderrLine) {
@@ -473,8 +499,14 @@ const std::vector<BadInput>& bad_inputs() {
        "bad value ' 3'"},
       // Outputs that cannot be written.
       {"OutputIsDevFull",
-       {"@DATA@/camera.png", "--descriptor", "none", "-o", "/dev/full"},
+       {"@DATA@/camera.png", "--descriptor", "none", "-o", "@TMP@/full.csv"},
        "No space left on device"},
+      {"UnknownOutputExtension",
+       {"@DATA@/camera.png", "-o", "@TMP@/out.json"},
+       "out.json' is neither .csv nor .gpsf (nor - for CSV on stdout)"},
+      {"OutputWithoutExtension",
+       {"@DATA@/camera.png", "-o", "/dev/full"},
+       "'/dev/full' is neither .csv nor .gpsf"},
       {"FeaturesFileOnDevFull",
        {"@DATA@/camera.png", "--descriptor", "none", "-o", "@TMP@/full.gpsf"},
        "No space left on device"},
@@ -483,8 +515,8 @@ const std::vector<BadInput>& bad_inputs() {
         "@TMP@/out.csv"},
        "full.png: No space left on device"},
       {"OutputIsAKernelFile",
-       {"@DATA@/camera.png", "--descriptor", "none", "-o", "/proc/version"},
-       "cannot write /proc/version"},
+       {"@DATA@/camera.png", "--descriptor", "none", "-o", "@TMP@/kernel.csv"},
+       "kernel.csv"},
       {"OutputInAFolderThatTakesNoFiles",
        {"@DATA@/camera.png", "--descriptor", "none", "-o", "/proc/gpusift-test.csv"},
        "cannot write /proc/gpusift-test.csv"},

@@ -4,9 +4,10 @@
 # installed gstreamer-keypoints-1.0 (pkg-config only) runs the installed plugin and reads the
 # meta; another, written against the tracks and object metas' old names, builds and runs; the
 # installed gpusift-extract runs too.
-#   install_test.sh BUILD_DIR PREFIX LIBDIR TEST_SOURCE_DIR IMAGE
+# The Python package gpusift and gpusift-features are imported and run from the scratch root.
+#   install_test.sh BUILD_DIR PREFIX LIBDIR TEST_SOURCE_DIR IMAGE PYTHON_PACKAGE_DIR
 set -euo pipefail
-build=$1 prefix=$2 libdir=$3 sources=$4 image=$5
+build=$1 prefix=$2 libdir=$3 sources=$4 image=$5 python_dir=${6:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -26,8 +27,14 @@ for installed in "$lib/gstreamer-1.0/libgstgpusift.so" "$lib/libgstkeypoints-1.0
   [ -e "$installed" ] || { echo "not installed: ${installed#$work/root}"; exit 1; }
 done
 
-mkdir "$work/app"
+mkdir "$work/app" "$work/uninstalled"
 cp "$sources/keypoints_reader.c" "$work/app/"
+# The same application against the build tree, through meson's uninstalled .pc file.
+# shellcheck disable=SC2046
+PKG_CONFIG_PATH=$build/meson-uninstalled cc -std=c11 -Wall -Wextra -Werror \
+  -o "$work/uninstalled/keypoints-reader" "$sources/keypoints_reader.c" \
+  $(PKG_CONFIG_PATH=$build/meson-uninstalled pkg-config --cflags --libs gstreamer-keypoints-1.0)
+echo "built against the uninstalled gstreamer-keypoints-1.0"
 cd "$work/app"
 export PKG_CONFIG_PATH=$lib/pkgconfig
 # shellcheck disable=SC2046  # pkg-config prints several words on purpose
@@ -61,3 +68,18 @@ LD_LIBRARY_PATH="$lib" ./old-names-app
 rows=$(wc -l <"$work/features.csv")
 echo "installed gpusift-extract wrote $rows rows"
 [ "$rows" -gt 100 ]
+
+[ -n "$python_dir" ] || exit 0
+packages=$work/root$python_dir
+for installed in "$packages/gpusift/__init__.py" "$packages/gpusift/metas.py" \
+  "$packages/gpusift/features_file.py" "$root/bin/gpusift-features" \
+  "$lib/girepository-1.0/GstKeypoints-1.0.typelib"; do
+  [ -e "$installed" ] || { echo "not installed: ${installed#$work/root}"; exit 1; }
+done
+"$root/bin/gpusift-extract" --backend cpu "$image" -o "$work/features.gpsf"
+# The launcher names the package's final place; the scratch root's comes first through PYTHONPATH.
+PYTHONPATH=$packages "$root/bin/gpusift-features" "$work/features.gpsf"
+env -u GST_PLUGIN_PATH_1_0 PYTHONPATH="$packages" GST_PLUGIN_PATH="$lib/gstreamer-1.0" \
+  GI_TYPELIB_PATH="$lib/girepository-1.0" LD_LIBRARY_PATH="$lib" \
+  GST_REGISTRY_1_0="$work/registry.bin" \
+  /usr/bin/python3 "$sources/installed_package_check.py" "$packages" "$image" "$work/features.gpsf"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cli_options.h"
 
+#include <cctype>
 #include <climits>
 #include <string>
 
@@ -111,9 +112,9 @@ const ValueOption kValueOptions[] = {
      }},
     {"--draw", "an output image path", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->draw_path); }},
-    {"-o", "an output path, .csv or .gpsf", Scope::kAnyMethod,
+    {"-o", "an output path, .csv or .gpsf, or - for CSV on stdout", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->output_path); }},
-    {"--output", "an output path, .csv or .gpsf", Scope::kAnyMethod,
+    {"--output", "an output path, .csv or .gpsf, or - for CSV on stdout", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) { return parse_path(v, &o->output_path); }},
 };
 
@@ -137,20 +138,48 @@ bool is_option_name(const std::string& arg) {
 
 }  // namespace
 
+namespace {
+
+// Whether text ends with tail (lower case) in any case.
+bool ends_with_lowercase(const std::string& text, const std::string& tail) {
+  if (text.size() < tail.size())
+    return false;
+  for (size_t i = 0; i < tail.size(); ++i) {
+    const char c = text[text.size() - tail.size() + i];
+    if (std::tolower(static_cast<unsigned char>(c)) != tail[i])
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+OutputKind output_kind(const std::string& path) {
+  if (path == "-")
+    return OutputKind::kStdoutCsv;
+  if (ends_with_lowercase(path, ".gpsf"))
+    return OutputKind::kFeaturesFile;
+  if (ends_with_lowercase(path, ".csv"))
+    return OutputKind::kCsv;
+  return OutputKind::kUnknown;
+}
+
 const char* extract_usage() {
-  return "usage: gpusift-extract [options] IMAGE -o OUT.csv|OUT.gpsf\n"
+  return "usage: gpusift-extract [options] IMAGE -o OUT.csv|OUT.gpsf|-\n"
          "       gpusift-extract [options] VIDEO -o OUT.gpsf\n"
-         "       gpusift-extract --list-backends | --help\n"
+         "       gpusift-extract --list-backends | --version | --help\n"
          "Detects SIFT or SURF features in IMAGE (read as grayscale), or in every frame of VIDEO\n"
          "(any input OpenCV cannot read as an image is opened as a video).\n"
          "OUT.csv (one image only): one row per keypoint, x,y,size,angle,response,octave,\n"
          "d0,...,d127 for SIFT, x,y,size,angle,response,octave,class_id,d0,...,d63 (d127\n"
          "extended) for SURF.\n"
          "OUT.gpsf: the gpusift features file, one record per image or video frame with its\n"
-         "timestamp, as keypointfilesink writes it (tools/programs/python/gpusift_features.py "
-         "reads it).\n"
+         "timestamp, as keypointfilesink writes it (gpusift-features, from the Python package\n"
+         "gpusift, reads it).\n"
+         "-: the CSV on stdout; the summary line then goes to stderr.\n"
          "options:\n"
-         "  -o, --output PATH         .gpsf: features file; otherwise CSV (required)\n"
+         "  -o, --output PATH         .gpsf: features file; .csv: CSV; -: CSV on stdout\n"
+         "                            (required; any other extension is refused)\n"
          "  --method sift|surf        feature type (default sift)\n"
          "  --backend cpu|cuda|auto   default auto: cuda when a device is present, else cpu\n"
          "  --nfeatures N             keep the N strongest keypoints (default 0: all)\n"
@@ -177,7 +206,9 @@ const char* extract_usage() {
          "                            (images only)\n"
          "  --draw OUT.png            also write the image with the keypoints drawn (images only)\n"
          "  --list-backends           print the backends built in, and whether a GPU is present\n"
+         "  --version                 print the version\n"
          "  -h, --help                print this help\n"
+         "A video on a terminal shows its progress on stderr.\n"
          "Errors print one line on stderr and exit with status 2.\n";
 }
 
@@ -199,6 +230,8 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
       options->show_help = true;
     } else if (arg == "--list-backends") {
       options->list_backends = true;
+    } else if (arg == "--version") {
+      options->show_version = true;
     } else {
       const size_t equals = arg.find('=');
       const std::string name = arg.substr(0, equals);
@@ -222,7 +255,7 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
     }
   }
   apply_upscale_defaults(&options->config.sift, options->chosen);
-  if (options->show_help || options->list_backends)
+  if (options->show_help || options->list_backends || options->show_version)
     return "";
   const bool surf = options->config.method == Method::kSurf;
   const char* misplaced = surf ? first_sift_only : first_surf_only;
@@ -231,7 +264,10 @@ std::string parse_extract_options(int argc, const char* const* argv, ExtractOpti
   if (options->input_path.empty())
     return "missing INPUT argument, an image or a video (see --help)";
   if (options->output_path.empty())
-    return "missing -o OUT.csv or -o OUT.gpsf";
+    return "missing -o OUT.csv, -o OUT.gpsf or -o -";
+  if (output_kind(options->output_path) == OutputKind::kUnknown)
+    return "output '" + options->output_path +
+           "' is neither .csv nor .gpsf (nor - for CSV on stdout)";
   try {
     if (surf)
       validate(options->config.surf);

@@ -12,9 +12,10 @@ namespace gpusift::tools {
 
 struct ExtractOptions {
   bool show_help = false;
+  bool show_version = false;
   bool list_backends = false;
   std::string input_path;   // an image, or a video (read when OpenCV cannot read an image)
-  std::string output_path;  // .gpsf: a features file; anything else: CSV
+  std::string output_path;  // .gpsf: a features file; .csv: CSV; "-": CSV on stdout
   std::string draw_path;    // empty: no drawing
   Backend backend = Backend::kAuto;
   FeatureConfig config;  // the library defaults; config.method picks sift or surf
@@ -24,6 +25,11 @@ struct ExtractOptions {
 };
 
 const char* extract_usage();
+
+// What the output path asks for: CSV on stdout ("-"), a CSV file or a features file (by the
+// extension, in any case); kUnknown for any other name.
+enum class OutputKind { kStdoutCsv, kCsv, kFeaturesFile, kUnknown };
+OutputKind output_kind(const std::string& path);
 
 // Fills `options` from argv; returns an empty string on success, else a one-line message.
 std::string parse_extract_options(int argc, const char* const* argv, ExtractOptions* options);

@@ -67,19 +67,21 @@ void write_features_csv(const std::string& path, const Features& features, Metho
   if (layout.descriptor_columns > 0 &&
       static_cast<size_t>(features.descriptor_row_count()) < features.keypoints.size())
     throw std::runtime_error("internal error: fewer descriptor rows than keypoints");
-  FilePtr file(std::fopen(path.c_str(), "w"));
-  if (!file)
+  const bool to_stdout = path == "-";
+  FilePtr file(to_stdout ? nullptr : std::fopen(path.c_str(), "w"));
+  if (!to_stdout && !file)
     fail(path, errno);
-  write_header(file.get(), layout);
+  std::FILE* out = to_stdout ? stdout : file.get();
+  write_header(out, layout);
   for (size_t i = 0; i < features.keypoints.size(); ++i)
-    write_row(file.get(), features, i, layout);
-  // Checking the close as well catches a full disk on the last buffered block.
-  const bool write_failed = std::ferror(file.get()) != 0;
+    write_row(out, features, i, layout);
+  // Checking the close (or the flush) as well catches a full disk on the last buffered block.
+  const bool write_failed = std::ferror(out) != 0;
   const int write_errno = errno;
-  if (std::fclose(file.release()) != 0)
-    fail(path, errno);
+  if (to_stdout ? std::fflush(stdout) != 0 : std::fclose(file.release()) != 0)
+    fail(to_stdout ? "stdout" : path, errno);
   if (write_failed)
-    fail(path, write_errno != 0 ? write_errno : EIO);
+    fail(to_stdout ? "stdout" : path, write_errno != 0 ? write_errno : EIO);
 }
 
 }  // namespace gpusift::tools

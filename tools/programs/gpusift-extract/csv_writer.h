@@ -13,6 +13,7 @@ namespace gpusift::tools {
 // Floats are written with 9 significant digits, enough to read back the same float; uint8
 // descriptors as integers; no d columns for DescriptorFormat::kNone.
 // Throws std::runtime_error (one line, naming the path) when the file cannot be written.
+// path "-" writes to stdout.
 void write_features_csv(const std::string& path, const Features& features, Method method);
 
 }  // namespace gpusift::tools

@@ -26,6 +26,7 @@
 #include "keypoint_drawing.h"
 #include "median_timing.h"
 #include "muted_stderr.h"
+#include "video_progress.h"
 #include "video_reader.h"
 
 namespace gpusift::tools {
@@ -100,17 +101,18 @@ cv::Mat read_gray_image(const std::string& path) {
 }
 
 bool writes_features_file(const std::string& output_path) {
-  const std::string extension = ".gpsf";
-  if (output_path.size() < extension.size())
-    return false;
-  std::string tail = output_path.substr(output_path.size() - extension.size());
-  for (char& c : tail)
-    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return tail == extension;
+  return output_kind(output_path) == OutputKind::kFeaturesFile;
+}
+
+// The summary line's stream: stderr when the CSV itself goes to stdout.
+std::FILE* summary_stream(const ExtractOptions& options) {
+  return output_kind(options.output_path) == OutputKind::kStdoutCsv ? stderr : stdout;
 }
 
 // Fails before a possibly long extraction rather than after it; the writers check again.
 void check_output_path(const std::string& path) {
+  if (output_kind(path) == OutputKind::kStdoutCsv)
+    return;
   const size_t slash = path.find_last_of('/');
   const std::string folder =
       slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
@@ -166,11 +168,12 @@ int extract_image(const ExtractOptions& options, Extractor& extractor, const cv:
   warn_if_overflowed(features, max_keypoints(options.config));
 
   const char* backend = backend_name(extractor.backend());
-  std::printf("%s: %zu keypoints (%s, %dx%d) -> %s\n", options.input_path.c_str(),
-              features.keypoints.size(), backend, gray.cols, gray.rows,
-              options.output_path.c_str());
+  std::fprintf(summary_stream(options), "%s: %zu keypoints (%s, %dx%d) -> %s\n",
+               options.input_path.c_str(), features.keypoints.size(), backend, gray.cols, gray.rows,
+               options.output_path.c_str());
   if (options.bench_runs > 0)
-    std::printf("median_ms=%.3f runs=%d backend=%s\n", median_ms, options.bench_runs, backend);
+    std::fprintf(summary_stream(options), "median_ms=%.3f runs=%d backend=%s\n", median_ms,
+                 options.bench_runs, backend);
   return 0;
 }
 
@@ -192,6 +195,7 @@ int extract_video(const ExtractOptions& options, Extractor& extractor, GrayVideo
   uint64_t pts = kFeaturesNoPts;
   size_t frames = 0, keypoints = 0, overflowed_frames = 0;
   cv::Size first_size;
+  VideoProgress progress(video.stated_frame_count());
   while (video.read(&gray, &pts)) {
     extractor.extract_gray8(gray.data, gray.step, gray.cols, gray.rows, &features);
     writer.write_frame(features, options.config.method, gray.cols, gray.rows, pts);
@@ -200,7 +204,9 @@ int extract_video(const ExtractOptions& options, Extractor& extractor, GrayVideo
     ++frames;
     keypoints += features.keypoints.size();
     overflowed_frames += features.overflowed ? 1 : 0;
+    progress.frame_done(frames);
   }
+  progress.finish(frames);
   writer.sync();
   writer.close();
   if (overflowed_frames > 0)
@@ -239,6 +245,10 @@ int run(int argc, const char* const* argv) {
     return report_failure(error);
   if (options.show_help) {
     std::fputs(extract_usage(), stdout);
+    return 0;
+  }
+  if (options.show_version) {
+    std::printf("gpusift-extract %s\n", GPUSIFT_VERSION);
     return 0;
   }
   if (options.list_backends) {

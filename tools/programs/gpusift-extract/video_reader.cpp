@@ -28,6 +28,11 @@ cv::Mat to_gray(const cv::Mat& frame) {
 
 }  // namespace
 
+int64_t GrayVideoReader::stated_frame_count() const {
+  const double count = capture_.get(cv::CAP_PROP_FRAME_COUNT);
+  return count > 0 && count < 1e12 ? static_cast<int64_t>(count) : 0;
+}
+
 std::unique_ptr<GrayVideoReader> GrayVideoReader::open(const std::string& path) {
   std::unique_ptr<GrayVideoReader> reader(new GrayVideoReader);
   {

@@ -19,6 +19,9 @@ class GrayVideoReader {
   // the decoder (gpusift::kFeaturesNoPts when it has none); false after the last frame.
   bool read(cv::Mat* gray, uint64_t* pts_ns);
 
+  // The frame count the container states, 0 when it states none (a stream, some formats).
+  int64_t stated_frame_count() const;
+
  private:
   GrayVideoReader() = default;
   bool decode_next();
