@@ -18,6 +18,7 @@
 #if defined(__x86_64__) || defined(__i386__)
 #define GPUSIFT_CPU_X86 1
 #define GPUSIFT_TARGET(isa) __attribute__((target(isa)))
+#include <xmmintrin.h>
 #else
 #define GPUSIFT_CPU_X86 0
 #define GPUSIFT_TARGET(isa)
@@ -195,23 +196,27 @@ inline __attribute__((always_inline)) void blur_vertical_2rows(const float* cons
   }
 }
 
-// Stores that bypass the caches, to a 16-byte aligned address.
+// Stores that bypass the caches, to a 16-byte aligned address (the SSE intrinsics, which gcc
+// and clang both have, unlike gcc's __builtin_ia32_movntps).
 #if GPUSIFT_CPU_X86
+inline __attribute__((always_inline)) __m128 to_m128(const v4sf& v) {
+  return reinterpret_cast<const __m128&>(v);
+}
 inline __attribute__((always_inline)) void store_streaming(float* p, const v4sf& v) {
-  __builtin_ia32_movntps(p, v);
+  _mm_stream_ps(p, to_m128(v));
 }
 inline __attribute__((always_inline)) void store_streaming(float* p, const v16sf& v) {
-  __builtin_ia32_movntps(p, v4sf{v[0], v[1], v[2], v[3]});
-  __builtin_ia32_movntps(p + 4, v4sf{v[4], v[5], v[6], v[7]});
-  __builtin_ia32_movntps(p + 8, v4sf{v[8], v[9], v[10], v[11]});
-  __builtin_ia32_movntps(p + 12, v4sf{v[12], v[13], v[14], v[15]});
+  _mm_stream_ps(p, to_m128(v4sf{v[0], v[1], v[2], v[3]}));
+  _mm_stream_ps(p + 4, to_m128(v4sf{v[4], v[5], v[6], v[7]}));
+  _mm_stream_ps(p + 8, to_m128(v4sf{v[8], v[9], v[10], v[11]}));
+  _mm_stream_ps(p + 12, to_m128(v4sf{v[12], v[13], v[14], v[15]}));
 }
 inline __attribute__((always_inline)) void store_streaming(float* p, const v8sf& v) {
-  __builtin_ia32_movntps(p, v4sf{v[0], v[1], v[2], v[3]});
-  __builtin_ia32_movntps(p + 4, v4sf{v[4], v[5], v[6], v[7]});
+  _mm_stream_ps(p, to_m128(v4sf{v[0], v[1], v[2], v[3]}));
+  _mm_stream_ps(p + 4, to_m128(v4sf{v[4], v[5], v[6], v[7]}));
 }
 inline void streaming_fence() {
-  __builtin_ia32_sfence();
+  _mm_sfence();
 }
 #else
 template <class V>

@@ -20,7 +20,63 @@
 
 namespace gpusift {
 
+// Outside the anonymous namespace on purpose: clang emits no copy of an internal constructor for
+// the target_clones variants of compute_descriptor, which then fail to link.
+namespace cpu_sift_detail {
+
+// For each row dy of a descriptor window, the columns [first, last] outside of which
+// descriptor_sample certainly rejects the sample: there the rotated (row, column) bin falls
+// outside (-1, d) by far more than the sample's float rounding. Skipping those samples changes
+// nothing but the time (about half of the square window lies outside the rotated one).
+class DescriptorRowSpans {
+ public:
+  explicit DescriptorRowSpans(const DescriptorWindow& w);
+  void row(int dy, int* first, int* last) const {
+    double lo = -radius_, hi = radius_;
+    for (const Limit& l : limits_) {
+      if (!l.active)
+        continue;
+      // dx between (+-half - dy * cross) / slope, widened by a column on each side.
+      const double a = l.low + dy * l.step, b = l.high + dy * l.step;
+      lo = std::max(lo, std::floor(std::min(a, b)) - 1.0);
+      hi = std::min(hi, std::ceil(std::max(a, b)) + 1.0);
+    }
+    *first = static_cast<int>(lo);
+    *last = static_cast<int>(hi);
+  }
+
+ private:
+  struct Limit {
+    bool active;
+    double low, high, step;
+  };
+  void set(int i, double slope, double cross) {
+    const double half = kDescriptorWidth / 2.0 + 0.5;
+    // Where dx hardly matters there is no limit worth the risk.
+    limits_[i].active = std::fabs(slope) >= 1e-3;
+    if (!limits_[i].active)
+      return;
+    limits_[i].low = -half / slope;
+    limits_[i].high = half / slope;
+    limits_[i].step = -cross / slope;
+  }
+  int radius_;
+  Limit limits_[2];
+};
+
+DescriptorRowSpans::DescriptorRowSpans(const DescriptorWindow& w) : radius_(w.radius) {
+  // descriptor_sample: rbin = dx * sin_t + dy * cos_t + d / 2 - 0.5,
+  //                    cbin = dx * cos_t - dy * sin_t + d / 2 - 0.5, both in (-1, d), that is
+  // |dx * slope + dy * cross| < d / 2 + 0.5 for (slope, cross) = (sin_t, cos_t), (cos_t, -sin_t).
+  set(0, w.sin_t, w.cos_t);
+  set(1, w.cos_t, -static_cast<double>(w.sin_t));
+}
+
+}  // namespace cpu_sift_detail
+
 namespace {
+
+using cpu_sift_detail::DescriptorRowSpans;
 
 struct Octave {
   int width = 0, height = 0;
@@ -79,52 +135,6 @@ GPUSIFT_CLONES_AVX2 int dominant_orientations(const FloatImageView& level,
   const float maximum = smooth_orientation_histogram(raw, smoothed);
   return orientation_peaks(smoothed, maximum, angles);
 }
-
-// For each row dy of a descriptor window, the columns [first, last] outside of which
-// descriptor_sample certainly rejects the sample: there the rotated (row, column) bin falls
-// outside (-1, d) by far more than the sample's float rounding. Skipping those samples changes
-// nothing but the time (about half of the square window lies outside the rotated one).
-class DescriptorRowSpans {
- public:
-  explicit DescriptorRowSpans(const DescriptorWindow& w) : radius_(w.radius) {
-    // descriptor_sample: rbin = dx * sin_t + dy * cos_t + d / 2 - 0.5,
-    //                    cbin = dx * cos_t - dy * sin_t + d / 2 - 0.5, both in (-1, d), that is
-    // |dx * slope + dy * cross| < d / 2 + 0.5 for (slope, cross) = (sin_t, cos_t), (cos_t, -sin_t).
-    set(0, w.sin_t, w.cos_t);
-    set(1, w.cos_t, -static_cast<double>(w.sin_t));
-  }
-  void row(int dy, int* first, int* last) const {
-    double lo = -radius_, hi = radius_;
-    for (const Limit& l : limits_) {
-      if (!l.active)
-        continue;
-      // dx between (+-half - dy * cross) / slope, widened by a column on each side.
-      const double a = l.low + dy * l.step, b = l.high + dy * l.step;
-      lo = std::max(lo, std::floor(std::min(a, b)) - 1.0);
-      hi = std::min(hi, std::ceil(std::max(a, b)) + 1.0);
-    }
-    *first = static_cast<int>(lo);
-    *last = static_cast<int>(hi);
-  }
-
- private:
-  struct Limit {
-    bool active;
-    double low, high, step;
-  };
-  void set(int i, double slope, double cross) {
-    const double half = kDescriptorWidth / 2.0 + 0.5;
-    // Where dx hardly matters there is no limit worth the risk.
-    limits_[i].active = std::fabs(slope) >= 1e-3;
-    if (!limits_[i].active)
-      return;
-    limits_[i].low = -half / slope;
-    limits_[i].high = half / slope;
-    limits_[i].step = -cross / slope;
-  }
-  int radius_;
-  Limit limits_[2];
-};
 
 // The normalised 128 values of one keypoint (OpenCV calcSIFTDescriptor); scale takes base-image
 // coordinates into the level's.
