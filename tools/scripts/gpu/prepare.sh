@@ -28,7 +28,8 @@ mapfile -t binaries < <(find "$build/tests/gpu" "$build/tests/gst" -maxdepth 1 -
   -executable -name 'test_*')
 # Nothing here may link OpenCV's imgcodecs: its dependency tree is too large to carry.
 binaries+=("$build/tools/bench/gpusift-bench-cuda" "$build/tools/bench/gpusift-bench-match" "$build/tools/programs/gpusift-demo"
-  "$build/tools/bench/gpusift-soak" "$build/tools/bench/gpusift-bench-streams")
+  "$build/tools/bench/gpusift-soak" "$build/tools/bench/gpusift-bench-streams"
+  "$build/tools/bench/gpusift-stress")
 cp "${binaries[@]}" .gpu/bin/
 cuda12=()
 if [ -n "${GPUSIFT_CUDA12_RUN_BUILD:-}" ]; then

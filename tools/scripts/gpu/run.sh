@@ -62,6 +62,13 @@ if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
   .gpu/bin/gpusift-bench-match --data-dir tests/data >"$out/bench-match.md" 2>&1
   summary+=("matcher bench rc=$?")
 fi
+# The stress run, when asked for: 16 pipelines on both backends for STRESS_SECONDS.
+if [ -n "${STRESS_SECONDS:-}" ]; then
+  echo "stress ${STRESS_SECONDS} s"
+  .gpu/bin/gpusift-stress --pipelines "${STRESS_PIPELINES:-16}" --seconds "$STRESS_SECONDS" \
+    --reference tests/data/coffee.png >"$out/stress.md" 2>&1
+  summary+=("stress rc=$? $(grep -E '^\| (cuda|cpu) ' "$out/stress.md" | tr '\n' ' ')")
+fi
 echo "pipeline bench"
 bash tools/scripts/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
 summary+=("pipeline bench rc=$?")
@@ -76,7 +83,7 @@ summary+=("main job rc=$? $(tail -4 "$out/demo.log" | head -3 | tr '\n' ' ')")
 # Benchmarks, pipelines and the main job: a non-zero exit in the summary is a failure too.
 for line in "${summary[@]}"; do
   case "$line" in
-    *bench\ rc=[1-9]* | *.sh\ rc=[1-9]* | main\ job\ rc=[1-9]*) failures+=("$line") ;;
+    *bench\ rc=[1-9]* | *.sh\ rc=[1-9]* | main\ job\ rc=[1-9]* | stress\ rc=[1-9]*) failures+=("$line") ;;
   esac
 done
 
