@@ -29,13 +29,20 @@ TEST_P(CpuVersusOpenCv, KeypointsAndDescriptorsAgree) {
   RecordProperty("recall", std::to_string(a.recall));
   RecordProperty("precision", std::to_string(a.precision));
   RecordProperty("median_descriptor_l2", std::to_string(a.median_descriptor_distance));
-  std::printf("%-14s opencv %5d ours %5d recall %.4f precision %.4f descriptor L2 %.4f\n",
-              GetParam().c_str(), a.reference_count, a.candidate_count, a.recall, a.precision,
-              a.median_descriptor_distance);
+  std::printf(
+      "%-14s opencv %5d ours %5d recall %.4f precision %.4f descriptor L2 median %.4f p99 %.4f "
+      "max %.4f\n",
+      GetParam().c_str(), a.reference_count, a.candidate_count, a.recall, a.precision,
+      a.median_descriptor_distance, a.p99_descriptor_distance, a.max_descriptor_distance);
+  // Just under what the backend achieves on the six images: recall 1.0, precision >= 0.998;
+  // descriptor distances from OpenCV's rounding of its rows to bytes (median 0.006, p99 <= 0.008,
+  // max <= 0.075).
   ASSERT_GT(a.reference_count, 100);
-  EXPECT_GE(a.recall, 0.95);
-  EXPECT_GE(a.precision, 0.95);
-  EXPECT_LE(a.median_descriptor_distance, 0.05);
+  EXPECT_GE(a.recall, 0.995);
+  EXPECT_GE(a.precision, 0.995);
+  EXPECT_LE(a.median_descriptor_distance, 0.008);
+  EXPECT_LE(a.p99_descriptor_distance, 0.010);
+  EXPECT_LE(a.max_descriptor_distance, 0.10);
 }
 
 INSTANTIATE_TEST_SUITE_P(RealImages, CpuVersusOpenCv, ::testing::ValuesIn(parity_image_names()),

@@ -306,6 +306,30 @@ TEST(Limits, OverflowKeepsStrongestAndReportsIt) {
   expect_strongest_subset(all, capped);
 }
 
+// The smallest caps keep exactly what they say, the strongest, with their rows.
+TEST(Limits, TinyCapsKeepExactlyThatManyOfTheStrongest) {
+  const cv::Mat gray = resized(astronaut(), 320, 240);
+  const Features all = extract_fresh(gray);
+  ASSERT_GT(all.keypoints.size(), 10u);
+  for (const int n : {1, 2, 7}) {
+    SCOPED_TRACE(n);
+    SiftParams capacity;
+    capacity.max_keypoints = n;
+    const Features capped = extract_fresh(gray, capacity);
+    EXPECT_EQ(capped.keypoints.size(), static_cast<size_t>(n));
+    EXPECT_EQ(capped.descriptor_row_count(), n);
+    EXPECT_TRUE(capped.overflowed);
+    expect_strongest_subset(all, capped);
+    SiftParams best;
+    best.nfeatures = n;
+    const Features kept = extract_fresh(gray, best);
+    EXPECT_EQ(kept.keypoints.size(), static_cast<size_t>(n));
+    EXPECT_EQ(kept.descriptor_row_count(), n);
+    EXPECT_FALSE(kept.overflowed);
+    expect_strongest_subset(all, kept);
+  }
+}
+
 TEST(Limits, NFeaturesKeepsStrongestWithoutOverflow) {
   const cv::Mat gray = astronaut();
   const Features all = extract_fresh(gray);

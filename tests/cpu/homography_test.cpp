@@ -21,8 +21,12 @@ constexpr double kScale = 0.8;
 constexpr float kLoweRatio = 0.8f;
 constexpr double kMaxReprojectionError = 3;
 constexpr int kMinCorrectMatches = 100;
-constexpr double kMinShareOfOpenCv = 0.95;
+// Just under the shares measured on the four images (0.994-1.003, sigma 1.6 without upscaling
+// 0.28-0.45, video mode 0.56-1.13 of OpenCV with upscaling).
+constexpr double kMinShareOfOpenCv = 0.98;
 constexpr double kVideoModeMinGain = 1.2;
+constexpr double kNativeMinShareOfOpenCv = 0.25;
+constexpr double kVideoMinShareOfOpenCv = 0.50;
 
 struct FeatureSet {
   std::vector<cv::KeyPoint> keypoints;
@@ -108,9 +112,16 @@ TEST_P(RotatedAndScaled, VideoModeFindsMoreCorrectMatchesThanOpenCvSigmaWithoutU
       correct_matches(our_features(gray, native), our_features(warped, native), transform);
   const int video_correct =
       correct_matches(our_features(gray, video), our_features(warped, video), transform);
-  std::printf("%-14s correct matches without upscaling: sigma 1.6 %4d, video mode %4d\n",
-              GetParam().c_str(), native_correct, video_correct);
-  EXPECT_GT(native_correct, 0);
+  const int opencv_correct =
+      correct_matches(opencv_features(gray), opencv_features(warped), transform);
+  std::printf("%-14s correct matches without upscaling: sigma 1.6 %4d, video mode %4d (%.3f of "
+              "OpenCV's %d with upscaling)\n",
+              GetParam().c_str(), native_correct, video_correct,
+              static_cast<double>(video_correct) / opencv_correct, opencv_correct);
+  // Absolute floors from OpenCV on the same pair, not only a ratio between two of our modes
+  // (which a bug in both would keep).
+  EXPECT_GE(native_correct, kNativeMinShareOfOpenCv * opencv_correct);
+  EXPECT_GE(video_correct, kVideoMinShareOfOpenCv * opencv_correct);
   EXPECT_GE(video_correct, kVideoModeMinGain * native_correct);
 }
 

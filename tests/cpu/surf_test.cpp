@@ -219,6 +219,14 @@ FeatureSet as_feature_set(const Features& f) {
   return {to_cv_keypoints(f), to_cv_descriptors(f)};
 }
 
+// OpenCV's SIFT, the yardstick of SURF's correct matches: independent of our SIFT, so that a
+// bug in it cannot make SURF's floors easier to meet.
+FeatureSet opencv_sift_of(const cv::Mat& gray) {
+  FeatureSet f;
+  cv::SIFT::create()->detectAndCompute(gray, cv::noArray(), f.keypoints, f.descriptors);
+  return f;
+}
+
 // Matches passing Lowe's ratio test whose original keypoint, moved by the known transform,
 // lands within kMaxReprojectionError of its match in the warped image.
 int correct_matches(const FeatureSet& original, const FeatureSet& warped,
@@ -238,9 +246,10 @@ int correct_matches(const FeatureSet& original, const FeatureSet& warped,
   return correct;
 }
 
+// The floors sit just under the shares measured on each image (CPU backend, 2026-11-28).
 struct GroundTruthCase {
   std::string image;
-  // Least share of our SIFT's correct matches. On the repetitive textures of brick and coins,
+  // Least share of OpenCV SIFT's correct matches. On the repetitive textures of brick and coins,
   // turned, SURF's Haar-wavelet angles err by a few degrees (SurfOrientation below), enough for
   // neighbouring bricks' descriptors to look alike, so these images hold it to a lower floor
   // (ScaledOnly shows the descriptors meet the target when the angle is right).
@@ -268,8 +277,8 @@ Warp warp_of(const cv::Mat& gray, double degrees, double scale) {
   return w;
 }
 
-// Correct matches of SURF (`params`) and of our SIFT between the case's image and its warp, and
-// the expectation that SURF has at least the case's share of SIFT's.
+// Correct matches of SURF (`params`) and of OpenCV's SIFT between the case's image and its warp,
+// and the expectation that SURF has at least the case's share of SIFT's.
 MatchCounts expect_share_of_sift(const GroundTruthCase& c, const char* what, double degrees,
                                  double scale, const SurfParams& params) {
   const cv::Mat gray = load_gray(c.image);
@@ -281,8 +290,7 @@ MatchCounts expect_share_of_sift(const GroundTruthCase& c, const char* what, dou
   CpuSurfExtractor surf{params};
   const MatchCounts m{correct_matches(as_feature_set(extract(surf, gray)),
                                       as_feature_set(extract(surf, w.image)), w.transform),
-                      correct_matches(as_feature_set(sift_of(gray)),
-                                      as_feature_set(sift_of(w.image)), w.transform)};
+                      correct_matches(opencv_sift_of(gray), opencv_sift_of(w.image), w.transform)};
   std::printf("%-10s %-14s correct matches: surf %4d sift %4d (%.3f, floor %.2f)\n", what,
               c.image.c_str(), m.surf, m.sift, static_cast<double>(m.surf) / m.sift,
               c.min_share_of_sift);
@@ -307,9 +315,9 @@ TEST_P(RotatedAndScaled, CorrectMatchesComparableToSift) {
 
 INSTANTIATE_TEST_SUITE_P(
     RealImages, RotatedAndScaled,
-    ::testing::Values(GroundTruthCase{"astronaut.png", 0.8}, GroundTruthCase{"coffee.png", 0.8},
-                      GroundTruthCase{"chelsea.png", 0.8}, GroundTruthCase{"camera.png", 0.8},
-                      GroundTruthCase{"brick.png", 0.25}, GroundTruthCase{"coins.png", 0.5}),
+    ::testing::Values(GroundTruthCase{"astronaut.png", 1.05}, GroundTruthCase{"coffee.png", 1.75},
+                      GroundTruthCase{"chelsea.png", 1.10}, GroundTruthCase{"camera.png", 1.10},
+                      GroundTruthCase{"brick.png", 0.32}, GroundTruthCase{"coins.png", 0.60}),
     case_label);
 
 class UprightRotated : public ::testing::TestWithParam<GroundTruthCase> {};
@@ -322,9 +330,9 @@ TEST_P(UprightRotated, CorrectMatchesComparableToSift) {
 
 INSTANTIATE_TEST_SUITE_P(
     RealImages, UprightRotated,
-    ::testing::Values(GroundTruthCase{"astronaut.png", 0.8}, GroundTruthCase{"coffee.png", 0.8},
-                      GroundTruthCase{"chelsea.png", 0.8}, GroundTruthCase{"camera.png", 0.8},
-                      GroundTruthCase{"brick.png", 0.05}, GroundTruthCase{"coins.png", 0.4}),
+    ::testing::Values(GroundTruthCase{"astronaut.png", 0.95}, GroundTruthCase{"coffee.png", 1.15},
+                      GroundTruthCase{"chelsea.png", 1.15}, GroundTruthCase{"camera.png", 0.85},
+                      GroundTruthCase{"brick.png", 0.09}, GroundTruthCase{"coins.png", 0.46}),
     case_label);
 
 class ScaledOnly : public ::testing::TestWithParam<GroundTruthCase> {};
@@ -338,9 +346,9 @@ TEST_P(ScaledOnly, UprightCorrectMatchesComparableToSift) {
 
 INSTANTIATE_TEST_SUITE_P(
     RealImages, ScaledOnly,
-    ::testing::Values(GroundTruthCase{"astronaut.png", 0.8}, GroundTruthCase{"coffee.png", 0.8},
-                      GroundTruthCase{"chelsea.png", 0.8}, GroundTruthCase{"camera.png", 0.8},
-                      GroundTruthCase{"brick.png", 0.8}, GroundTruthCase{"coins.png", 0.8}),
+    ::testing::Values(GroundTruthCase{"astronaut.png", 1.75}, GroundTruthCase{"coffee.png", 3.2},
+                      GroundTruthCase{"chelsea.png", 1.8}, GroundTruthCase{"camera.png", 1.9},
+                      GroundTruthCase{"brick.png", 1.2}, GroundTruthCase{"coins.png", 1.3}),
     case_label);
 
 // Median error, in degrees, of the angles of the keypoints that the warp repeats: within 2 px of

@@ -11,6 +11,7 @@
 #include <opencv2/core.hpp>
 
 #include "feature_kernels.h"
+#include "feature_identity.h"
 #include "gpu_fixture.h"
 #include "gpusift/cuda_sift.h"
 #include "gpusift/sift_descriptor.h"
@@ -70,6 +71,11 @@ TEST_F(CudaResults, RowsCopiedWhileDescribedEqualTheDeviceRowsInEveryFormat) {
         ASSERT_GT(f.keypoints.size(), 8u * cuda::kDescribedRowsPerChunk);
       }
       expect_rows_equal_the_device(gpu, f);
+      // And the same frame alone, in a fresh extractor: all fields, bit for bit.
+      CudaSiftExtractor alone(params);
+      Features fresh;
+      alone.extract(gray_view(*frame), stream_.get(), &fresh);
+      EXPECT_TRUE(bit_identical(f, fresh));
     }
   }
 }
@@ -87,10 +93,11 @@ TEST_F(CudaResults, RowsOfTheOlderFrameArriveWholeWithAFrameInFlightBehindIt) {
   Features f;
   gpu.begin(gray_view(large), stream_.get());
   gpu.begin(gray_view(gravel), stream_.get());
+  // Every field of every keypoint and row, the format, size and counts (bit_identical).
   gpu.finish(&f);
-  EXPECT_EQ(f.float_descriptors, expected_large.float_descriptors);
+  EXPECT_TRUE(bit_identical(f, expected_large));
   gpu.finish(&f);
-  EXPECT_EQ(f.float_descriptors, expected_gravel.float_descriptors);
+  EXPECT_TRUE(bit_identical(f, expected_gravel));
   expect_rows_equal_the_device(gpu, f);
 }
 

@@ -60,8 +60,9 @@ void expect_cpu_parity(const Features& reference, const Features& ours, const ch
       a.reference_count, a.candidate_count, identical_keypoints(reference, ours), a.recall,
       a.precision, a.median_descriptor_distance);
   ASSERT_GT(a.reference_count, 50) << label;
-  EXPECT_GE(a.recall, 0.98) << label;
-  EXPECT_GE(a.precision, 0.98) << label;
+  // Recall and precision 1.0 on the six images: the floors sit just under.
+  EXPECT_GE(a.recall, 0.995) << label;
+  EXPECT_GE(a.precision, 0.995) << label;
   EXPECT_LE(a.median_descriptor_distance, 0.02) << label;
   EXPECT_EQ(ours.descriptor_size, reference.descriptor_size) << label;
   EXPECT_EQ(ours.descriptor_row_count(), static_cast<int>(ours.keypoints.size())) << label;

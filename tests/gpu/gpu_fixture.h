@@ -80,12 +80,9 @@ inline ErrorCode code_with_device_memory_taken(const std::function<void()>& acti
   return code;
 }
 
+// Every field: keypoints, descriptor format and size, rows, counts (feature_identity.h).
 inline bool identical(const Features& a, const Features& b) {
-  return a.keypoints.size() == b.keypoints.size() &&
-         std::memcmp(a.keypoints.data(), b.keypoints.data(),
-                     a.keypoints.size() * sizeof(Keypoint)) == 0 &&
-         a.float_descriptors == b.float_descriptors && a.byte_descriptors == b.byte_descriptors &&
-         a.overflowed == b.overflowed && a.detected_count == b.detected_count;
+  return bit_identical(a, b);
 }
 
 }  // namespace gpusift::testing

@@ -109,10 +109,17 @@ TEST(KeypointTrackerCuda, TheGpuMatcherGivesTheCpuMatchersTracksAndMotions) {
     EXPECT_EQ(0, std::memcmp(g.tracks.data(), c.tracks.data(),
                              g.tracks.size() * sizeof(GstKeypointTrack)))
         << "frame " << t;
+    // Every field of the motion, the model, frame number and cumulative validity included; the
+    // memcmp below covers them all (GstKeypointMotion is zeroed before it is filled), the named
+    // checks say which differs.
+    EXPECT_EQ(g.motion.model, c.motion.model) << t;
+    EXPECT_EQ(g.motion.frame_number, c.motion.frame_number) << t;
+    EXPECT_EQ(g.motion.cumulative_valid, c.motion.cumulative_valid) << t;
     EXPECT_EQ(g.motion.matches, c.motion.matches) << t;
     EXPECT_EQ(g.motion.inliers, c.motion.inliers) << t;
     EXPECT_EQ(g.motion.tracks_alive, c.motion.tracks_alive) << t;
     EXPECT_EQ(g.motion.valid, c.motion.valid) << t;
+    EXPECT_EQ(0, std::memcmp(&g.motion, &c.motion, sizeof(GstKeypointMotion))) << t;
     // Asked for at the tracker's first frame, device rows come from the second; both frames of
     // a match have them from the third.
     EXPECT_EQ(g.device_meta, t >= 1) << t;

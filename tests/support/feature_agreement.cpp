@@ -111,10 +111,14 @@ Agreement compare_features(const std::vector<cv::KeyPoint>& reference,
     if (std::isfinite(d))
       distances.push_back(d);
   if (!distances.empty()) {
-    std::nth_element(distances.begin(), distances.begin() + distances.size() / 2, distances.end());
+    std::sort(distances.begin(), distances.end());
     result.median_descriptor_distance = distances[distances.size() / 2];
+    result.p99_descriptor_distance = distances[(distances.size() - 1) * 99 / 100];
+    result.max_descriptor_distance = distances.back();
   } else {
     result.median_descriptor_distance = std::numeric_limits<double>::infinity();
+    result.p99_descriptor_distance = std::numeric_limits<double>::infinity();
+    result.max_descriptor_distance = std::numeric_limits<double>::infinity();
   }
   return result;
 }

@@ -16,6 +16,8 @@ struct Agreement {
   double recall = 0;                      // share of reference keypoints with an agreeing candidate
   double precision = 0;                   // share of candidate keypoints with an agreeing reference
   double median_descriptor_distance = 0;  // L2 of unit descriptors, closest agreeing pairs
+  double p99_descriptor_distance = 0;     // their 99th percentile: a few bad rows show here
+  double max_descriptor_distance = 0;     // and their largest
   int reference_count = 0;
   int candidate_count = 0;
 };

@@ -19,5 +19,7 @@ $sudo apt-get install -y -q --no-install-recommends \
   python3-gi python3-gst-1.0 python3-numpy clang-16 python3-pip
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 tools/scripts/fetch-test-images.sh
-[ -f build/build.ninja ] || meson setup build ${GPUSIFT_MESON_ARGS:-}
+# The suites and tools are required, not "auto": a missing test dependency fails setup instead of
+# leaving its suites out of the test command.
+[ -f build/build.ninja ] || meson setup build -Dtests=enabled -Dtools=enabled ${GPUSIFT_MESON_ARGS:-}
 ninja -C build
