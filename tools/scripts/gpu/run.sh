@@ -59,6 +59,13 @@ done
 if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
   .gpu/bin/gpusift-bench-cuda --frames "${BENCH_FRAMES:-200}" >"$out/bench.md" 2>&1
   summary+=("extractor bench rc=$?")
+  # Busy frames beside the astronaut: a fine texture and a cluttered photo, stretched to each
+  # size (their keypoint counts are in the tables).
+  for image in ${BENCH_BUSY_IMAGES-gravel coffee}; do
+    .gpu/bin/gpusift-bench-cuda --frames "${BENCH_FRAMES:-200}" --image "tests/data/$image.pnm" \
+      >"$out/bench-$image.md" 2>&1
+    summary+=("extractor bench $image rc=$?")
+  done
   .gpu/bin/gpusift-bench-match --data-dir tests/data >"$out/bench-match.md" 2>&1
   summary+=("matcher bench rc=$?")
 fi
