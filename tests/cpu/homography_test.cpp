@@ -114,10 +114,11 @@ TEST_P(RotatedAndScaled, VideoModeFindsMoreCorrectMatchesThanOpenCvSigmaWithoutU
       correct_matches(our_features(gray, video), our_features(warped, video), transform);
   const int opencv_correct =
       correct_matches(opencv_features(gray), opencv_features(warped), transform);
-  std::printf("%-14s correct matches without upscaling: sigma 1.6 %4d, video mode %4d (%.3f of "
-              "OpenCV's %d with upscaling)\n",
-              GetParam().c_str(), native_correct, video_correct,
-              static_cast<double>(video_correct) / opencv_correct, opencv_correct);
+  std::printf(
+      "%-14s correct matches without upscaling: sigma 1.6 %4d, video mode %4d (%.3f of "
+      "OpenCV's %d with upscaling)\n",
+      GetParam().c_str(), native_correct, video_correct,
+      static_cast<double>(video_correct) / opencv_correct, opencv_correct);
   // Absolute floors from OpenCV on the same pair, not only a ratio between two of our modes
   // (which a bug in both would keep).
   EXPECT_GE(native_correct, kNativeMinShareOfOpenCv * opencv_correct);

@@ -29,11 +29,12 @@ TEST_P(CudaParity, MatchesCpuBackend) {
   const Features ours = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
   const Agreement a = compare_features(to_cv_keypoints(reference), to_cv_descriptors(reference),
                                        to_cv_keypoints(ours), to_cv_descriptors(ours));
-  std::printf("%-14s %-8s cpu %5d cuda %5d recall %.4f precision %.4f descriptor L2 median %.6f "
-              "p99 %.6f max %.6f\n",
-              GetParam().image.c_str(), GetParam().mode.c_str(), a.reference_count,
-              a.candidate_count, a.recall, a.precision, a.median_descriptor_distance,
-              a.p99_descriptor_distance, a.max_descriptor_distance);
+  std::printf(
+      "%-14s %-8s cpu %5d cuda %5d recall %.4f precision %.4f descriptor L2 median %.6f "
+      "p99 %.6f max %.6f\n",
+      GetParam().image.c_str(), GetParam().mode.c_str(), a.reference_count, a.candidate_count,
+      a.recall, a.precision, a.median_descriptor_distance, a.p99_descriptor_distance,
+      a.max_descriptor_distance);
   // Just under what the backends achieve (1.0 but for single keypoints of coins and chelsea),
   // and the 99th percentile of the descriptor distances, where a few wrong rows would show.
   ASSERT_GT(a.reference_count, 50);
@@ -54,10 +55,11 @@ TEST_P(CudaParity, MatchesOpenCv) {
   const Features ours = extract_host(gpu, gray.data, gray.step, gray.cols, gray.rows);
   const Agreement a = compare_features(reference, reference_descriptors, to_cv_keypoints(ours),
                                        to_cv_descriptors(ours));
-  std::printf("%-14s opencv %5d cuda %5d recall %.4f precision %.4f descriptor L2 median %.4f "
-              "p99 %.4f max %.4f\n",
-              GetParam().image.c_str(), a.reference_count, a.candidate_count, a.recall, a.precision,
-              a.median_descriptor_distance, a.p99_descriptor_distance, a.max_descriptor_distance);
+  std::printf(
+      "%-14s opencv %5d cuda %5d recall %.4f precision %.4f descriptor L2 median %.4f "
+      "p99 %.4f max %.4f\n",
+      GetParam().image.c_str(), a.reference_count, a.candidate_count, a.recall, a.precision,
+      a.median_descriptor_distance, a.p99_descriptor_distance, a.max_descriptor_distance);
   // The CPU backend's figures against OpenCV (cpu_vs_opencv): recall 1.0, precision >= 0.998,
   // distances from OpenCV's rounding of its rows to bytes (median 0.006, p99 <= 0.008).
   ASSERT_GT(a.reference_count, 100);

@@ -10,8 +10,8 @@
 
 #include <opencv2/core.hpp>
 
-#include "feature_kernels.h"
 #include "feature_identity.h"
+#include "feature_kernels.h"
 #include "gpu_fixture.h"
 #include "gpusift/cuda_sift.h"
 #include "gpusift/sift_descriptor.h"
