@@ -4,12 +4,12 @@
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
-#include <gst/video/video.h>
 
 #include <atomic>
 #include <mutex>
 
 #include "memory_probe.h"
+#include "scene_buffer.h"
 #include "synthetic_scene.h"
 
 namespace gpusift::soak {
@@ -32,33 +32,14 @@ struct RunState {
   std::vector<MemorySample> samples;
 };
 
-// Frame `index` as a buffer that points into the texture (no copy); its video meta gives the
-// texture's stride.
-GstBuffer* frame_buffer(const SyntheticScene& scene, const SoakOptions& o, long index) {
-  const FrameWindow w = scene.window(index);
-  const size_t stride = static_cast<size_t>(scene.texture_width());
-  const size_t offset = static_cast<size_t>(w.y) * stride + w.x;
-  const size_t span = stride * (o.height - 1) + o.width;
-  const size_t texture_size = stride * scene.texture_height();
-  GstBuffer* buffer =
-      gst_buffer_new_wrapped_full(GST_MEMORY_FLAG_READONLY, const_cast<uint8_t*>(scene.texture()),
-                                  texture_size, offset, span, nullptr, nullptr);
-  gsize offsets[GST_VIDEO_MAX_PLANES] = {0};
-  gint strides[GST_VIDEO_MAX_PLANES] = {static_cast<gint>(stride)};
-  gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, o.width,
-                                 o.height, 1, offsets, strides);
-  GST_BUFFER_PTS(buffer) = index * kFrameDuration;
-  GST_BUFFER_DURATION(buffer) = kFrameDuration;
-  return buffer;
-}
-
 void on_need_data(GstAppSrc* src, guint, gpointer user_data) {
   auto* state = static_cast<RunState*>(user_data);
   if (state->next_frame >= state->options->frames) {
     gst_app_src_end_of_stream(src);
     return;
   }
-  gst_app_src_push_buffer(src, frame_buffer(*state->scene, *state->options, state->next_frame++));
+  gst_app_src_push_buffer(src,
+                          scene_frame_buffer(*state->scene, state->next_frame++, kFrameDuration));
 }
 
 void take_sample(RunState* state, long frame) {

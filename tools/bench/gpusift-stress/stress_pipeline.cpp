@@ -4,243 +4,265 @@
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gst/keypoints/gstkeypointstracksmeta.h>
 
-#include <chrono>
-#include <thread>
+#include "scene_buffer.h"
 
 namespace gpusift::stress {
 
 namespace {
 
-// Frames the elements may hold back and drop on a flush or stop: gpusiftfilter and
-// keypointtracker each keep at most two frames in flight (docs/elements.md).
-constexpr uint64_t kMostFramesInFlight = 4;
-constexpr int kStallMs = 60000;  // no frame for this long mid-episode is a stall
+constexpr GstClockTime kFrameDuration = GST_SECOND / 30;
 
-const char* const kPatterns[] = {"snow", "ball", "pinwheel", "zone-plate", "checkers-8"};
-const char* const kFormats[] = {"GRAY8", "NV12", "I420", "BGRx"};
-const int kSizes[][2] = {{320, 240}, {640, 360}, {640, 480}, {1280, 720}, {1920, 1080}};
-// The CPU backend takes the small sizes only: a 1080p frame of noise costs it seconds.
-constexpr size_t kCpuSizes = 2;
+// The number each buffer gets at gpusiftfilter's sink pad travels as a reference timestamp meta
+// of these caps: the elements copy it with the buffer's other metas, videoconvert included.
+GstCaps* number_caps() {
+  static GstCaps* const caps = [] {
+    GstCaps* made = gst_caps_new_empty_simple("timestamp/x-gpusift-stress-number");
+    // Made once and kept for the process, as static caps are; not a leak for GST_TRACERS=leaks.
+    GST_MINI_OBJECT_FLAG_SET(made, GST_MINI_OBJECT_FLAG_MAY_BE_LEAKED);
+    return made;
+  }();
+  return caps;
+}
+
+const char* state_name(GstState state) {
+  return gst_element_state_get_name(state);
+}
+
+// "" when the meta is there and consistent, else what is wrong.
+std::string meta_problem(GstBuffer* buffer, guint* keypoints) {
+  const GstKeypointsMeta* meta = gst_buffer_get_keypoints_meta(buffer);
+  const GstKeypointsTracksMeta* tracks = gst_buffer_get_keypoints_tracks_meta(buffer);
+  GError* error = nullptr;
+  std::string problem;
+  if (meta == nullptr)
+    problem = "no keypoints meta";
+  else if (!gst_keypoints_meta_validate(meta, &error))
+    problem = std::string("inconsistent keypoints meta: ") + error->message;
+  else if (meta->n_keypoints > 0 && meta->descriptors == nullptr)
+    problem = "keypoints without descriptors";
+  else if (tracks == nullptr)
+    problem = "no tracks meta";
+  else if (!gst_keypoints_tracks_meta_validate(tracks, &error))
+    problem = std::string("inconsistent tracks meta: ") + error->message;
+  else if (tracks->n_tracks != meta->n_keypoints)
+    problem = std::to_string(tracks->n_tracks) + " tracks for " +
+              std::to_string(meta->n_keypoints) + " keypoints";
+  g_clear_error(&error);
+  *keypoints = meta != nullptr ? meta->n_keypoints : 0;
+  return problem;
+}
 
 }  // namespace
 
-StressPipeline::StressPipeline(const PipelineSetup& setup) : setup_(setup), random_(setup.seed) {
-  const std::string matcher = setup.reference.empty()
-                                  ? ""
-                                  : "keypointmatcher backend=" + setup.backend + " reference=\"" +
-                                        setup.reference + "\" ! ";
-  const std::string description =
-      std::string("videotestsrc name=source pattern=") +
-      kPatterns[setup.index % (sizeof kPatterns / sizeof *kPatterns)] +
-      " ! capsfilter name=caps ! gpusiftfilter name=filter descriptor=float backend=" +
-      setup.backend + " ! keypointtracker backend=" + setup.backend + " ! " + matcher +
-      "fakesink name=out sync=false";
-  GError* error = nullptr;
-  pipeline_ = gst_parse_launch(description.c_str(), &error);
-  if (error != nullptr) {
-    fail(std::string("cannot build the pipeline: ") + error->message);
-    g_error_free(error);
-    return;
-  }
-  source_ = gst_bin_get_by_name(GST_BIN(pipeline_), "source");
-  caps_ = gst_bin_get_by_name(GST_BIN(pipeline_), "caps");
-  GstElement* filter = gst_bin_get_by_name(GST_BIN(pipeline_), "filter");
-  GstElement* out = gst_bin_get_by_name(GST_BIN(pipeline_), "out");
-  GstPad* sink = gst_element_get_static_pad(filter, "sink");
-  gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, count_in, this, nullptr);
-  gst_object_unref(sink);
-  GstPad* last = gst_element_get_static_pad(out, "sink");
-  gst_pad_add_probe(last, GST_PAD_PROBE_TYPE_BUFFER, count_out, this, nullptr);
-  gst_object_unref(last);
-  gst_object_unref(out);
-  gst_object_unref(filter);
-}
+StressPipeline::StressPipeline(const PipelinePlan& plan, const StressOptions& options,
+                               const soak::SyntheticScene& scene, const std::string& reference)
+    : plan_(plan),
+      options_(options),
+      scene_(scene),
+      reference_(reference),
+      ledger_(frames_in_flight_bound(plan)) {}
 
 StressPipeline::~StressPipeline() {
-  if (pipeline_ != nullptr) {
-    gst_element_set_state(pipeline_, GST_STATE_NULL);
-    gst_object_unref(source_);
-    gst_object_unref(caps_);
-    gst_object_unref(pipeline_);
-  }
+  tear_down();
 }
 
-GstPadProbeReturn StressPipeline::count_in(GstPad*, GstPadProbeInfo*, gpointer self) {
-  static_cast<StressPipeline*>(self)->in_++;
-  return GST_PAD_PROBE_OK;
-}
-
-GstPadProbeReturn StressPipeline::count_out(GstPad*, GstPadProbeInfo* info, gpointer self) {
-  auto* p = static_cast<StressPipeline*>(self);
-  GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
-  if (gst_buffer_get_keypoints_meta(buffer) == nullptr ||
-      gst_buffer_get_keypoints_tracks_meta(buffer) == nullptr)
-    p->out_without_meta_++;
-  p->out_++;
-  return GST_PAD_PROBE_OK;
-}
-
-void StressPipeline::fail(const std::string& what) {
-  counts_.errors++;
-  if (counts_.first_error.empty())
-    counts_.first_error =
-        "pipeline " + std::to_string(setup_.index) + " (" + setup_.backend + "): " + what;
-}
-
-void StressPipeline::set_random_caps() {
-  const size_t sizes = setup_.backend == "cpu" ? kCpuSizes : sizeof kSizes / sizeof *kSizes;
-  const auto& size = kSizes[random_() % sizes];
-  const char* format = kFormats[random_() % (sizeof kFormats / sizeof *kFormats)];
-  GstCaps* caps = gst_caps_new_simple("video/x-raw", "format", G_TYPE_STRING, format, "width",
-                                      G_TYPE_INT, size[0], "height", G_TYPE_INT, size[1],
-                                      "framerate", GST_TYPE_FRACTION, 30, 1, nullptr);
-  g_object_set(caps_, "caps", caps, nullptr);
-  gst_caps_unref(caps);
-}
-
-// Errors and warnings on the bus since the last look.
-void StressPipeline::drain_bus() {
-  GstBus* bus = gst_element_get_bus(pipeline_);
-  while (GstMessage* m = gst_bus_pop_filtered(
-             bus, static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_WARNING))) {
-    GError* error = nullptr;
-    gchar* debug = nullptr;
-    if (GST_MESSAGE_TYPE(m) == GST_MESSAGE_ERROR) {
-      gst_message_parse_error(m, &error, &debug);
-      fail(std::string("error: ") + error->message + " (" + (debug ? debug : "") + ")");
-    } else {
-      gst_message_parse_warning(m, &error, &debug);
-      counts_.warnings++;
-    }
+std::string StressPipeline::build() {
+  GError* error = nullptr;
+  pipeline_ = gst_parse_launch_full(pipeline_description(plan_, options_).c_str(), nullptr,
+                                    GST_PARSE_FLAG_FATAL_ERRORS, &error);
+  if (pipeline_ == nullptr) {
+    const std::string text = std::string("cannot build the pipeline: ") +
+                             (error != nullptr ? error->message : "unknown error");
     g_clear_error(&error);
-    g_free(debug);
-    gst_message_unref(m);
+    return text;
   }
-  gst_object_unref(bus);
+  // The pipeline holds its elements as long as this object holds the pipeline.
+  GstBin* bin = GST_BIN(pipeline_);
+  src_ = gst_bin_get_by_name(bin, "src");
+  caps_ = gst_bin_get_by_name(bin, "caps");
+  GstElement* filter = gst_bin_get_by_name(bin, "filter");
+  GstElement* sink = gst_bin_get_by_name(bin, "sink");
+  gst_object_unref(src_);
+  gst_object_unref(caps_);
+
+  // Flush events reach a probe only when asked for by name.
+  GstPad* filter_sink = gst_element_get_static_pad(filter, "sink");
+  gst_pad_add_probe(
+      filter_sink,
+      static_cast<GstPadProbeType>(GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM |
+                                   GST_PAD_PROBE_TYPE_EVENT_FLUSH),
+      on_filter_sink, this, nullptr);
+  gst_object_unref(filter_sink);
+  gst_object_unref(filter);
+
+  GstPad* sink_pad = gst_element_get_static_pad(sink, "sink");
+  gst_pad_add_probe(sink_pad, GST_PAD_PROBE_TYPE_BUFFER, on_appsink, this, nullptr);
+  gst_object_unref(sink_pad);
+  GstAppSinkCallbacks sink_callbacks = {};
+  sink_callbacks.new_sample = on_new_sample;
+  gst_app_sink_set_callbacks(GST_APP_SINK(sink), &sink_callbacks, this, nullptr);
+  gst_object_unref(sink);
+
+  if (plan_.matcher) {
+    GstElement* matcher = gst_bin_get_by_name(bin, "matcher");
+    g_object_set(matcher, "reference", reference_.c_str(), nullptr);
+    gst_object_unref(matcher);
+  }
+  if (plan_.source == SourceKind::kScene) {
+    GstAppSrcCallbacks src_callbacks = {};
+    src_callbacks.need_data = on_need_data;
+    src_callbacks.seek_data = on_seek_data;
+    gst_app_src_set_callbacks(GST_APP_SRC(src_), &src_callbacks, this, nullptr);
+  }
+  return "";
 }
 
-// Waits until `frames_out` buffers have reached the sink; false on a stall or an error.
-bool StressPipeline::wait_for_frames(uint64_t frames_out, int timeout_ms) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  uint64_t seen = out_;
-  auto last_progress = std::chrono::steady_clock::now();
-  while (out_ < frames_out) {
-    if (stop_ != nullptr && *stop_)
-      return false;
-    drain_bus();
-    if (counts_.errors > 0)
-      return false;
-    const auto now = std::chrono::steady_clock::now();
-    if (out_ != seen) {
-      seen = out_;
-      last_progress = now;
-    }
-    if (now > deadline || now - last_progress > std::chrono::milliseconds(kStallMs)) {
-      fail("stalled at " + std::to_string(out_.load()) + " of " + std::to_string(frames_out) +
-           " frames");
-      return false;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+std::string StressPipeline::play() {
+  if (pipeline_ == nullptr) {
+    const std::string problem = build();
+    if (!problem.empty())
+      return problem;
   }
-  return true;
+  return change_state(GST_STATE_PLAYING);
 }
 
-// From NULL: a stream of 60 to 240 frames at random caps, and at one or two random frames a
-// caps change, a pause cycle, a flushing seek or a restart; then EOS. Every buffer that entered
-// must come out, less at most the frames in flight that a flush or stop drops.
-void StressPipeline::episode() {
-  const uint64_t frames = 60 + random_() % 181;
-  g_object_set(source_, "num-buffers", static_cast<gint>(frames), nullptr);
-  set_random_caps();
-  in_ = 0;
-  out_ = 0;
-  out_without_meta_ = 0;
-  uint64_t allowed_loss = 0;
-  if (gst_element_set_state(pipeline_, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE) {
-    drain_bus();
-    fail("cannot start");
-    return;
-  }
-  const int disruptions = 1 + static_cast<int>(random_() % 2);
-  for (int d = 0; d < disruptions && counts_.errors == 0 && !*stop_; ++d) {
-    const uint64_t at = out_ + 5 + random_() % 30;
-    if (!wait_for_frames(std::min<uint64_t>(at, frames / 2), 300000))
-      break;
-    switch (random_() % 4) {
-      case 0:
-        set_random_caps();
-        counts_.caps_changes++;
-        break;
-      case 1:
-        gst_element_set_state(pipeline_, GST_STATE_PAUSED);
-        gst_element_get_state(pipeline_, nullptr, nullptr, 10 * GST_SECOND);
-        gst_element_set_state(pipeline_, GST_STATE_PLAYING);
-        counts_.pause_cycles++;
-        break;
-      case 2:
-        // videotestsrc restarts its frame count at the seek target, so the stream continues
-        // with the frames after it; the count of buffers in stays what the filter saw.
-        gst_element_seek_simple(pipeline_, GST_FORMAT_TIME,
-                                static_cast<GstSeekFlags>(GST_SEEK_FLAG_FLUSH), 0);
-        allowed_loss += kMostFramesInFlight;
-        counts_.seeks++;
-        break;
-      default:
-        gst_element_set_state(pipeline_, GST_STATE_READY);
-        gst_element_get_state(pipeline_, nullptr, nullptr, 10 * GST_SECOND);
-        gst_element_set_state(pipeline_, GST_STATE_PLAYING);
-        allowed_loss += kMostFramesInFlight;
-        counts_.restarts++;
-        break;
-    }
-  }
-  // Then to EOS, however many frames the source still sends; at the deadline an EOS event ends
-  // the episode early (EOS drains the frames in flight, so nothing may be lost to it).
-  GstBus* bus = gst_element_get_bus(pipeline_);
-  bool eos_sent = false;
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(600);
-  for (;;) {
-    if (stop_ != nullptr && *stop_ && !eos_sent) {
-      gst_element_send_event(pipeline_, gst_event_new_eos());
-      eos_sent = true;
-    }
-    GstMessage* end = gst_bus_timed_pop_filtered(
-        bus, 100 * GST_MSECOND, static_cast<GstMessageType>(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    if (end != nullptr) {
-      if (GST_MESSAGE_TYPE(end) == GST_MESSAGE_ERROR) {
-        GError* error = nullptr;
-        gst_message_parse_error(end, &error, nullptr);
-        fail(std::string("error: ") + error->message);
-        g_clear_error(&error);
-      }
-      gst_message_unref(end);
-      break;
-    }
-    if (std::chrono::steady_clock::now() > give_up) {
-      fail("no EOS within 600 s");
-      break;
-    }
-  }
-  gst_object_unref(bus);
-  drain_bus();
-  gst_element_set_state(pipeline_, GST_STATE_NULL);
-  const uint64_t in = in_, out = out_;
-  counts_.frames_in += in;
-  counts_.frames_out += out;
-  counts_.episodes++;
-  if (out > in || in - out > allowed_loss)
-    fail(std::to_string(in) + " frames in, " + std::to_string(out) + " out (at most " +
-         std::to_string(allowed_loss) + " may be dropped by flushes and stops)");
-  if (out_without_meta_ > 0)
-    fail(std::to_string(out_without_meta_.load()) + " frames out without their metas");
+std::string StressPipeline::change_state(GstState state) {
+  if (pipeline_ == nullptr)
+    return "no pipeline";
+  GstStateChangeReturn result = gst_element_set_state(pipeline_, state);
+  if (result != GST_STATE_CHANGE_FAILURE)
+    result = gst_element_get_state(pipeline_, nullptr, nullptr,
+                                   static_cast<GstClockTime>(options_.stall_seconds * GST_SECOND));
+  if (result == GST_STATE_CHANGE_FAILURE)
+    return std::string("the change to ") + state_name(state) + " failed";
+  if (result == GST_STATE_CHANGE_ASYNC)
+    return std::string("the change to ") + state_name(state) + " did not complete within " +
+           std::to_string(static_cast<int>(options_.stall_seconds)) + " s";
+  return "";
 }
 
-void StressPipeline::run(const std::atomic<bool>& stop) {
+void StressPipeline::tear_down() {
   if (pipeline_ == nullptr)
     return;
-  stop_ = &stop;
-  while (!stop && counts_.errors == 0)
-    episode();
+  gst_element_set_state(pipeline_, GST_STATE_NULL);
+  gst_object_unref(pipeline_);
+  pipeline_ = src_ = caps_ = nullptr;
+}
+
+std::string StressPipeline::set_caps(const FrameSize& size, const std::string& format) {
+  if (pipeline_ == nullptr)
+    return "no pipeline";
+  GstCaps* caps = gst_caps_from_string(caps_text(size, format).c_str());
+  // The capsfilter asks upstream to renegotiate; the stream changes at the source's next frame.
+  g_object_set(caps_, "caps", caps, nullptr);
+  gst_caps_unref(caps);
+  return "";
+}
+
+std::string StressPipeline::seek(GstClockTime position) {
+  if (pipeline_ == nullptr)
+    return "no pipeline";
+  if (!gst_element_seek_simple(pipeline_, GST_FORMAT_TIME, GST_SEEK_FLAG_FLUSH, position))
+    return "the seek was refused";
+  // A flushing seek makes the sink preroll again before PLAYING resumes.
+  const std::string problem = change_state(GST_STATE_PLAYING);
+  return problem.empty() ? "" : "after a seek, " + problem;
+}
+
+std::string StressPipeline::end_stream() {
+  if (pipeline_ == nullptr)
+    return "no pipeline";
+  // appsrc has its own call; other sources take EOS as an event.
+  const bool sent = plan_.source == SourceKind::kScene
+                        ? gst_app_src_end_of_stream(GST_APP_SRC(src_)) == GST_FLOW_OK
+                        : gst_element_send_event(src_, gst_event_new_eos());
+  return sent ? "" : "the source refused EOS";
+}
+
+GstMessage* StressPipeline::pop_message(GstClockTime timeout) {
+  if (pipeline_ == nullptr) {
+    g_usleep(timeout / GST_USECOND);
+    return nullptr;
+  }
+  GstBus* bus = gst_element_get_bus(pipeline_);
+  // Messages of other types are dropped as they are passed over.
+  GstMessage* message = gst_bus_timed_pop_filtered(
+      bus, timeout,
+      static_cast<GstMessageType>(GST_MESSAGE_ERROR | GST_MESSAGE_WARNING | GST_MESSAGE_EOS));
+  gst_object_unref(bus);
+  return message;
+}
+
+SinkCounts StressPipeline::sink_counts() const {
+  std::lock_guard<std::mutex> lock(sink_lock_);
+  return sink_counts_;
+}
+
+void StressPipeline::count_metas(GstBuffer* buffer) {
+  guint keypoints = 0;
+  const std::string problem = meta_problem(buffer, &keypoints);
+  std::lock_guard<std::mutex> lock(sink_lock_);
+  sink_counts_.keypoints += keypoints;
+  if (problem.empty())
+    return;
+  if (sink_counts_.frames_without_metas++ == 0)
+    sink_counts_.first_missing_meta = problem;
+}
+
+GstPadProbeReturn StressPipeline::on_filter_sink(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  auto* self = static_cast<StressPipeline*>(data);
+  if ((GST_PAD_PROBE_INFO_TYPE(info) & GST_PAD_PROBE_TYPE_BUFFER) != 0) {
+    // A probe may replace the buffer it is given: a shared one is copied (shallowly) first.
+    GstBuffer* buffer = gst_buffer_make_writable(GST_PAD_PROBE_INFO_BUFFER(info));
+    gst_buffer_add_reference_timestamp_meta(buffer, number_caps(), self->ledger_.enter(),
+                                            GST_CLOCK_TIME_NONE);
+    GST_PAD_PROBE_INFO_DATA(info) = buffer;
+    return GST_PAD_PROBE_OK;
+  }
+  GstEvent* event = GST_PAD_PROBE_INFO_EVENT(info);
+  if (GST_EVENT_TYPE(event) == GST_EVENT_CAPS) {
+    std::lock_guard<std::mutex> lock(self->sink_lock_);
+    ++self->sink_counts_.renegotiations;
+  } else if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+    // FLUSH_STOP is serialised: every buffer before it has entered, none after it yet, and
+    // FLUSH_START has already made the elements downstream drop what they held.
+    self->ledger_.write_off("flush");
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+GstPadProbeReturn StressPipeline::on_appsink(GstPad*, GstPadProbeInfo* info, gpointer data) {
+  auto* self = static_cast<StressPipeline*>(data);
+  GstBuffer* buffer = GST_PAD_PROBE_INFO_BUFFER(info);
+  const GstReferenceTimestampMeta* number =
+      gst_buffer_get_reference_timestamp_meta(buffer, number_caps());
+  if (number != nullptr)
+    self->ledger_.leave(number->timestamp);
+  else
+    self->ledger_.unnumbered();
+  self->count_metas(buffer);
+  return GST_PAD_PROBE_OK;
+}
+
+GstFlowReturn StressPipeline::on_new_sample(GstAppSink* sink, gpointer) {
+  // The tap on the sink pad has counted and checked the buffer already.
+  GstSample* sample = gst_app_sink_pull_sample(sink);
+  if (sample != nullptr)
+    gst_sample_unref(sample);
+  return GST_FLOW_OK;
+}
+
+void StressPipeline::on_need_data(GstAppSrc* src, guint, gpointer data) {
+  auto* self = static_cast<StressPipeline*>(data);
+  gst_app_src_push_buffer(
+      src, soak::scene_frame_buffer(self->scene_, self->next_frame_++, kFrameDuration));
+}
+
+gboolean StressPipeline::on_seek_data(GstAppSrc*, guint64 offset, gpointer data) {
+  auto* self = static_cast<StressPipeline*>(data);
+  // The first frame at or after the position, so that none falls before the new segment.
+  self->next_frame_ = static_cast<long>((offset + kFrameDuration - 1) / kFrameDuration);
+  return TRUE;
 }
 
 }  // namespace gpusift::stress

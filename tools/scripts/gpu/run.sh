@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU host (see prepare.sh): the CUDA and GStreamer suites, compute-sanitizer on one
-# frame, the extractor and pipeline benchmarks and the main job. Logs go to $OUT; a short
+# frame, the extractor and pipeline benchmarks and the main job; with STRESS_SECONDS set (e.g.
+# 540), also the stress run of stress.sh for that long. Logs go to $OUT; a short
 # summary is printed last, with every skipped test by name. Exits 1 when anything failed, when a
 # whole suite skipped (exit 77: no GPU seen, which on a GPU host is a broken setup) or when a test
 # skipped for a reason that EXPECTED_SKIPS (an extended regex over gtest's skip messages) does not
@@ -69,12 +70,12 @@ if [ "${BENCH_FRAMES:-200}" -gt 0 ]; then
   .gpu/bin/gpusift-bench-match --data-dir tests/data >"$out/bench-match.md" 2>&1
   summary+=("matcher bench rc=$?")
 fi
-# The stress run, when asked for: 16 pipelines on both backends for STRESS_SECONDS.
+# The stress run, when asked for: STRESS_PIPELINES (16) pipelines on both backends for
+# STRESS_SECONDS (stress.sh; its log in $out/stress.log).
 if [ -n "${STRESS_SECONDS:-}" ]; then
   echo "stress ${STRESS_SECONDS} s"
-  .gpu/bin/gpusift-stress --pipelines "${STRESS_PIPELINES:-16}" --seconds "$STRESS_SECONDS" \
-    --reference tests/data/coffee.png >"$out/stress.md" 2>&1
-  summary+=("stress rc=$? $(grep -E '^\| (cuda|cpu) ' "$out/stress.md" | tr '\n' ' ')")
+  bash tools/scripts/gpu/stress.sh >/dev/null 2>&1
+  summary+=("stress rc=$? $(grep -E '^(cuda|cpu|all) ' "$out/stress.log" 2>/dev/null | tr -s ' ' | tr '\n' ';')")
 fi
 echo "pipeline bench"
 bash tools/scripts/gpu/pipeline-bench.sh >"$out/pipeline.md" 2>&1
@@ -97,6 +98,8 @@ done
 tar -C "$out" -czf "$out/logs.tar.gz" logs && rm -rf "$out/logs"
 tail -4 "$out/demo.log"
 cat "$out"/*.md
+# The stress run's table, memory verdicts and failures.
+[ -z "${STRESS_SECONDS:-}" ] || sed -n '/^backend /,$p' "$out/stress.log" 2>/dev/null
 printf '%s\n' "${summary[@]}"
 printf 'skipped: %d test(s)\n' "${#skipped[@]}"
 printf '  %s\n' "${skipped[@]}"

@@ -9,6 +9,7 @@ cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/gpusift-out}
 mkdir -p "$out"
 [ -d .gpu/runtime ] || tar -C .gpu -xJf .gpu/runtime.tar.xz
+[ -d .gpu/bin ] || tar -C .gpu -xJf .gpu/bin.tar.xz
 source .gpu/runtime/env.sh
 export GST_PLUGIN_PATH_1_0=$PWD/.gpu/plugins GST_PLUGIN_PATH=$PWD/.gpu/plugins
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 namespace gpusift::soak {
 
@@ -41,6 +42,34 @@ Growth growth_of(const std::vector<MemorySample>& samples, long warmup_frames,
   return growth;
 }
 
+// The median of values, which is not empty.
+int64_t median_of(std::vector<int64_t> values) {
+  std::sort(values.begin(), values.end());
+  const size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+SettledSeries settled_series(const std::vector<MemorySample>& samples, double warmup_seconds,
+                             int64_t MemorySample::*field) {
+  std::vector<int64_t> settled;
+  for (const MemorySample& s : samples) {
+    if (s.seconds > warmup_seconds && s.*field >= 0)
+      settled.push_back(s.*field);
+  }
+  SettledSeries series;
+  if (settled.size() < 3)
+    return series;
+  series.measured = true;
+  series.first = settled.front();
+  series.last = settled.back();
+  series.highest = *std::max_element(settled.begin(), settled.end());
+  const size_t third = settled.size() / 3;
+  const std::vector<int64_t> early(settled.begin(), settled.begin() + third);
+  const std::vector<int64_t> late(settled.end() - third, settled.end());
+  series.growth = median_of(late) - median_of(early);
+  return series;
+}
+
 }  // namespace
 
 Growth host_growth(const std::vector<MemorySample>& samples, long warmup_frames) {
@@ -49,6 +78,36 @@ Growth host_growth(const std::vector<MemorySample>& samples, long warmup_frames)
 
 Growth device_growth(const std::vector<MemorySample>& samples, long warmup_frames) {
   return growth_of(samples, warmup_frames, &MemorySample::device_used);
+}
+
+SettledSeries host_series_after(const std::vector<MemorySample>& samples, double warmup_seconds) {
+  return settled_series(samples, warmup_seconds, &MemorySample::host_rss);
+}
+
+SettledSeries device_series_after(const std::vector<MemorySample>& samples, double warmup_seconds) {
+  return settled_series(samples, warmup_seconds, &MemorySample::device_used);
+}
+
+std::string series_lines(const std::vector<MemorySample>& samples, bool device, const char* label,
+                         size_t width) {
+  std::string text = label;
+  text += ":";
+  size_t line_start = 0;
+  bool any = false;
+  char value[32];
+  for (const MemorySample& s : samples) {
+    const int64_t bytes = device ? s.device_used : s.host_rss;
+    if (bytes < 0)
+      continue;
+    any = true;
+    std::snprintf(value, sizeof value, " %.1f", bytes / kMiB);
+    if (text.size() - line_start + std::strlen(value) > width) {
+      text += "\n ";
+      line_start = text.size() - 1;
+    }
+    text += value;
+  }
+  return text + (any ? "\n" : " not measured\n");
 }
 
 std::string series_table(const std::vector<MemorySample>& samples) {

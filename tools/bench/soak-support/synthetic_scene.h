@@ -21,6 +21,8 @@ class SyntheticScene {
   // Where frame `index` sits in the texture: a smooth Lissajous path, never leaving it.
   FrameWindow window(long index) const;
 
+  int frame_width() const { return frame_width_; }
+  int frame_height() const { return frame_height_; }
   const uint8_t* texture() const { return texture_.data(); }
   int texture_width() const { return texture_width_; }
   int texture_height() const { return texture_height_; }
