@@ -23,6 +23,7 @@
 #include "gpusift/matcher.h"
 #include "gpusift/object_finding.h"
 #include "gpusiftfilter/filter_settings.h"
+#include "keypointmatcher/analytics_results.h"
 #include "matcher_settings.h"
 #include "object_reference.h"
 
@@ -46,10 +47,20 @@
  *   inliers and matches;
  * * a #GstKeypointsObjectMeta with the label, the homography from reference pixels to frame
  *   coordinates, the reference's four corners in the frame, and the counts of matches and
- *   inliers.
+ *   inliers;
+ * * in builds against GStreamer 1.24 and newer with its analytics library, and while
+ *   #GstKeypointMatcher:analytics is set (the default), GStreamer analytics results in the
+ *   buffer's #GstAnalyticsRelationMeta, which analytics elements such as
+ *   objectdetectionoverlay read: an object-detection result (the same box, the label as its
+ *   type, inliers / matches as its location confidence), a tracking result whose id stays the
+ *   same while the object is found frame after frame (a frame without it ends the track; the
+ *   next detection starts a new one), and a #GstKeypointsSupportMtd holding the indices
+ *   (ascending, each once) of the frame's keypoints whose matches agree with the homography. The
+ *   tracking and support results are related to the detection both ways
+ *   (%GST_ANALYTICS_REL_TYPE_RELATE_TO).
  *
- * A frame where the object is not found gets neither. With #GstKeypointMatcher:post-messages set,
- * the element also posts a "keypointmatcher" element message for every frame, with timestamp,
+ * A frame where the object is not found gets none of them. With #GstKeypointMatcher:post-messages
+ * set, the element also posts a "keypointmatcher" element message for every frame, with timestamp,
  * running-time, label, found, matches, inliers, keypoints, reference-keypoints and
  * processing-time-us, plus corners and homography (arrays of 8 and 9 doubles) when the object is
  * found, or a reason when it is not.
@@ -116,6 +127,7 @@ struct Runtime {
   std::unique_ptr<gpusift::objects::ObjectFinder> finder;
   ObjectReference reference;
   gpusift::objects::Detection detection;
+  gpusift::gst::ObjectTrack track;  // the analytics results' tracking id
   GstVideoInfo info;
   bool few_reference_keypoints_warned = false;
 };
@@ -312,17 +324,19 @@ void post_reference_error(GstKeypointMatcher* self, const gpusift::gst::Referenc
                       ("%s", e.detail.c_str()));
 }
 
-void add_region_of_interest(GstKeypointMatcher* self, GstBuffer* buffer,
-                            const GstKeypointsMeta* meta, const std::string& label) {
-  const Runtime& rt = *self->runtime;
-  const gpusift::objects::Detection& d = rt.detection;
+// The outline's bounding box in the frame's pixels (the meta's space scaled to the caps' size);
+// false when it covers none.
+bool object_pixel_box(const Runtime& rt, const GstKeypointsMeta* meta,
+                      gpusift::objects::PixelBox* box) {
   const int frame_width = GST_VIDEO_INFO_WIDTH(&rt.info);
   const int frame_height = GST_VIDEO_INFO_HEIGHT(&rt.info);
-  gpusift::objects::PixelBox box;
-  if (!gpusift::objects::outline_pixel_box(
-          d.corners, static_cast<double>(frame_width) / meta->width,
-          static_cast<double>(frame_height) / meta->height, frame_width, frame_height, &box))
-    return;
+  return gpusift::objects::outline_pixel_box(
+      rt.detection.corners, static_cast<double>(frame_width) / meta->width,
+      static_cast<double>(frame_height) / meta->height, frame_width, frame_height, box);
+}
+
+void add_region_of_interest(GstBuffer* buffer, const gpusift::objects::Detection& d,
+                            const gpusift::objects::PixelBox& box, const std::string& label) {
   GstVideoRegionOfInterestMeta* roi = gst_buffer_add_video_region_of_interest_meta(
       buffer, label.c_str(), static_cast<guint>(box.x), static_cast<guint>(box.y),
       static_cast<guint>(box.width), static_cast<guint>(box.height));
@@ -333,15 +347,24 @@ void add_region_of_interest(GstKeypointMatcher* self, GstBuffer* buffer,
 }
 
 void attach_detection(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeypointsMeta* meta,
-                      const std::string& label) {
-  const Runtime& rt = *self->runtime;
+                      const MatcherSettings& settings) {
+  Runtime& rt = *self->runtime;
   const gpusift::objects::Detection& d = rt.detection;
   const ReferenceFeatures& reference = rt.reference.features();
   gst_buffer_add_keypoints_object_meta(
-      buffer, label.c_str(), meta->width, meta->height, static_cast<guint>(reference.width),
-      static_cast<guint>(reference.height), d.homography.data(), static_cast<guint>(d.matches),
-      static_cast<guint>(d.inliers));
-  add_region_of_interest(self, buffer, meta, label);
+      buffer, settings.label.c_str(), meta->width, meta->height,
+      static_cast<guint>(reference.width), static_cast<guint>(reference.height),
+      d.homography.data(), static_cast<guint>(d.matches), static_cast<guint>(d.inliers));
+  gpusift::objects::PixelBox box;
+  if (!object_pixel_box(rt, meta, &box))
+    return;
+  add_region_of_interest(buffer, d, box, settings.label);
+  const GstClockTime time = GST_BUFFER_PTS(buffer);
+  rt.track.found(time);
+  if (settings.analytics &&
+      !gpusift::gst::attach_analytics_results(
+          buffer, gpusift::gst::FoundObject{&d, box, settings.label, &rt.track, time}))
+    GST_WARNING_OBJECT(self, "the analytics relation meta refused a result");
 }
 
 void post_frame_message(GstKeypointMatcher* self, GstBuffer* buffer, const GstKeypointsMeta* meta,
@@ -377,6 +400,7 @@ bool MatcherWork::open() {
   rt.settings = *self->settings;
   GST_OBJECT_UNLOCK(self);
   rt.few_reference_keypoints_warned = false;
+  rt.track.restart();
   gst_video_info_init(&rt.info);
 
   gpusift::gst::ReferenceLoadError error;
@@ -453,7 +477,9 @@ GstKeypointFrameStart MatcherWork::begin(GstBuffer* buffer) {
   const gint64 elapsed_us = g_get_monotonic_time() - start_us;
   const gpusift::objects::Detection& d = rt.detection;
   if (d.found)
-    attach_detection(self, buffer, meta, settings.label);
+    attach_detection(self, buffer, meta, settings);
+  else
+    rt.track.missed();
   GST_LOG_OBJECT(self, "%s: %d matches, %d inliers%s%s", d.found ? "found" : "not found", d.matches,
                  d.inliers, d.found ? "" : ": ", d.reason);
   post_frame_message(self, buffer, meta, settings.label, elapsed_us);
@@ -465,7 +491,8 @@ static const char kDescription[] =
     "Finds a known planar object (a reference image or features file) in every frame by "
     "matching its keypoints to the frame's (GstKeypointsMeta) and fitting a homography; where "
     "the object is found, attaches to the buffer a GstVideoRegionOfInterestMeta (its bounding "
-    "box) and a GstKeypointsObjectMeta (its corners and homography). Pixels pass unchanged";
+    "box) and a GstKeypointsObjectMeta (its corners and homography), and GStreamer analytics "
+    "results where built with them. Pixels pass unchanged";
 
 static void gst_keypoint_matcher_class_init(GstKeypointMatcherClass* klass) {
   const auto info =

@@ -60,6 +60,16 @@ void install_matcher_properties(GObjectClass* klass) {
                           kDefaultObjectLabel, kMutablePlaying),
       [](MatcherSettings& s) { return PropertyField(&s.label); });
   install_finder_properties(klass, objects::FinderParams{});
+  matcher_properties().install(
+      klass, kMatcherPropAnalytics,
+      g_param_spec_boolean(
+          "analytics", "Analytics results",
+          "Also attach each found object as GStreamer analytics results (an object-detection "
+          "result, a tracking result and the keypoints that support it, in a "
+          "GstAnalyticsRelationMeta); only in builds against GStreamer 1.24 and newer with its "
+          "analytics library, elsewhere it has no effect",
+          MatcherSettings{}.analytics, kMutablePlaying),
+      [](MatcherSettings& s) { return PropertyField(&s.analytics); });
 }
 
 void set_matcher_property(MatcherSettings* s, guint id, const GValue* value) {

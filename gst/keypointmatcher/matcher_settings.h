@@ -18,6 +18,9 @@ struct MatcherSettings {
   std::string reference;
   std::string label = kDefaultObjectLabel;
   objects::FinderParams params;
+  // Found objects also as GStreamer analytics results (builds against GStreamer 1.24 and newer
+  // with its analytics library; elsewhere the property exists and changes nothing).
+  bool analytics = true;
 };
 
 enum MatcherProperty {
@@ -27,6 +30,7 @@ enum MatcherProperty {
   kMatcherPropRatio,
   kMatcherPropRansacThreshold,
   kMatcherPropRansacIterations,
+  kMatcherPropAnalytics,
 };
 
 void install_matcher_properties(GObjectClass* klass);

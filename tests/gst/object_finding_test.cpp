@@ -4,6 +4,7 @@
 // homographies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -193,6 +194,31 @@ TEST(ObjectFinder, FindsAKnownHomographyAmongOutliers) {
   ASSERT_TRUE(project_reference_corners(truth, kReferenceWidth, kReferenceHeight, &expected));
   for (int i = 0; i < 8; ++i)
     EXPECT_NEAR(d.corners[i], expected[i], 0.01) << i;
+}
+
+// The frame holds the inliers at indices 0..59 and the decoys (matched, but elsewhere) at
+// 60..79: the support is exactly the former, as many as the inliers; a detection that fails on
+// the same finder leaves no support behind.
+TEST(ObjectFinder, SupportingKeypointsAreTheFramesInliers) {
+  const Matrix3 truth = {0.8, -0.3, 250, 0.25, 0.75, 120, 2e-4, -1e-4, 1};
+  const SyntheticPair pair = synthetic_pair(truth, Mix{60, 20, 300, 40}, 1);
+  auto matcher = create_matcher(Backend::kCpu);
+  ObjectFinder finder(matcher.get());
+  Detection d;
+  finder.find(set_of(pair.reference_keypoints, pair.reference_descriptors), kReferenceWidth,
+              kReferenceHeight, set_of(pair.frame_keypoints, pair.frame_descriptors),
+              FinderParams{}, &d);
+  ASSERT_TRUE(d.found) << d.reason;
+  ASSERT_EQ(d.supporting_keypoints.size(), static_cast<size_t>(d.inliers));
+  for (int i = 0; i < 60; ++i)
+    EXPECT_EQ(d.supporting_keypoints[static_cast<size_t>(i)], i);
+
+  const SyntheticPair empty = synthetic_pair(truth, Mix{11, 0, 200, 50}, 3);
+  finder.find(set_of(empty.reference_keypoints, empty.reference_descriptors), kReferenceWidth,
+              kReferenceHeight, set_of(empty.frame_keypoints, empty.frame_descriptors),
+              FinderParams{}, &d);
+  EXPECT_FALSE(d.found);
+  EXPECT_TRUE(d.supporting_keypoints.empty());
 }
 
 TEST(ObjectFinder, SaysWhyNothingWasFound) {

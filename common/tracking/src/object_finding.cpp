@@ -113,7 +113,11 @@ bool outline_pixel_box(const Outline& corners, double sx, double sy, int frame_w
 
 void ObjectFinder::find(const FeatureSet& reference, int reference_width, int reference_height,
                         const FeatureSet& frame, const FinderParams& params, Detection* out) {
+  // A fresh detection that keeps the support list's storage from frame to frame.
+  std::vector<int> storage = std::move(out->supporting_keypoints);
+  storage.clear();
   *out = Detection{};
+  out->supporting_keypoints = std::move(storage);
   const int needed = std::max(params.min_inliers, 4);  // a homography's minimal sample
   if (reference.count < needed || frame.count < needed) {
     out->reason = "too few keypoints";
@@ -152,6 +156,15 @@ void ObjectFinder::find(const FeatureSet& reference, int reference_width, int re
   }
   out->found =
       project_reference_corners(out->homography, reference_width, reference_height, &out->corners);
+  if (!out->found)
+    return;
+  std::vector<int>& support = out->supporting_keypoints;
+  for (size_t i = 0; i < matches_.size(); ++i)
+    if (estimate.inlier_mask[i])
+      support.push_back(matches_[i].train);
+  // Two reference keypoints may match one frame keypoint: each is named once.
+  std::sort(support.begin(), support.end());
+  support.erase(std::unique(support.begin(), support.end()), support.end());
 }
 
 }  // namespace gpusift::objects

@@ -40,6 +40,10 @@ struct Detection {
   Matrix3 homography = {1, 0, 0, 0, 1, 0, 0, 0, 1};  // reference -> frame; identity without a fit
   Outline corners{};                                 // valid when found
   const char* reason = "";                           // why not found
+  // When found: the frame keypoints (indices into the frame's FeatureSet, ascending, each once)
+  // of the matches that agree with the homography (within the RANSAC threshold); at most as many
+  // as inliers, fewer where two reference keypoints match one frame keypoint.
+  std::vector<int> supporting_keypoints;
 };
 
 // The reference's corner pixel centres (0, 0), (w - 1, 0), (w - 1, h - 1), (0, h - 1) mapped by
