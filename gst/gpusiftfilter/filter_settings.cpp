@@ -159,6 +159,16 @@ void install_filter_properties(GObjectClass* klass) {
                         host_frame_access_enum_type(), static_cast<gint>(HostFrameAccess::kAuto),
                         kReadyOnly),
       [](FilterSettings& s) { return PropertyField(&s.host_frame_access); });
+  filter_properties().install(
+      klass, kPropAnalytics,
+      g_param_spec_boolean(
+          "analytics", "Analytics tensors",
+          "Also offer each frame's keypoints and descriptors as tensors in a GstTensorMeta "
+          "(gpusift-keypoints: N x 7 float32; gpusift-descriptors: N x 128 or 64, float32 or "
+          "uint8); only in builds against GStreamer 1.26 and newer with its analytics library, "
+          "elsewhere it has no effect",
+          FilterSettings{}.analytics, kMutablePlaying),
+      [](FilterSettings& s) { return PropertyField(&s.analytics); });
 }
 
 const char* const kFilterFramesInFlightBlurb =
@@ -186,7 +196,7 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
     s->chosen.max_octaves = sift.max_octaves != 0;
   if (id == kPropSigma || id == kPropUpscale || id == kPropMaxOctaves)
     apply_upscale_defaults(&sift, s->chosen);
-  return id != kPropHostFrameAccess;  // fixed while running
+  return id != kPropHostFrameAccess && id != kPropAnalytics;
 }
 
 int filter_frames_in_flight(int setting, int extractor_max_in_flight, bool upstream_live) {

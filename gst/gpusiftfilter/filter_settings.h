@@ -17,6 +17,9 @@ struct FilterSettings {
   // follows upscale.
   ChosenByHand chosen;
   HostFrameAccess host_frame_access = HostFrameAccess::kAuto;
+  // The keypoints and descriptors also as GstTensorMeta tensors (builds against GStreamer 1.26
+  // and newer with its analytics library; elsewhere the property exists and changes nothing).
+  bool analytics = true;
 
   // The element's defaults differ from the library's in SIFT's video mode: video wants speed, so
   // the doubled first octave (OpenCV parity) is off unless asked for, a smaller first-octave
@@ -51,6 +54,7 @@ enum FilterProperty {
   kPropExtended,
   kPropUpright,
   kPropHostFrameAccess,
+  kPropAnalytics,
 };
 
 // max-frames-in-flight's blurb: 2 lets the GPU extract a frame while upstream makes the next one
@@ -63,7 +67,8 @@ extern const char* const kFilterFramesInFlightBlurb;
 int filter_frames_in_flight(int setting, int extractor_max_in_flight, bool upstream_live);
 
 void install_filter_properties(GObjectClass* klass);
-// True when the change needs a new extractor (all feature parameters do).
+// True when the change needs a new extractor (all feature parameters do; host-frame-access, fixed
+// while running, and analytics, read per frame, do not).
 bool set_filter_property(FilterSettings* settings, guint id, const GValue* value);
 void get_filter_property(const FilterSettings& settings, guint id, GValue* value);
 

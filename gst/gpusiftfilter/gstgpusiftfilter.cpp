@@ -7,6 +7,9 @@
 #include "gstgpusiftfilter.h"
 
 #include <gst/keypoints/gstkeypointsmeta.h>
+#if defined(GPUSIFT_HAVE_GST_TENSORS) && GST_CHECK_VERSION(1, 26, 0)
+#include <gst/keypoints/gstkeypointstensors.h>
+#endif
 #include <gst/video/video.h>
 
 #include <cstddef>
@@ -272,12 +275,21 @@ void attach_meta(GstGpusiftFilter* self, GstBuffer* buffer) {
   const GstKeypointsMethod method = rt.settings.features.method == gpusift::Method::kSurf
                                         ? GST_KEYPOINTS_METHOD_SURF
                                         : GST_KEYPOINTS_METHOD_SIFT;
-  gst_buffer_add_keypoints_meta_from_bytes(buffer, method, GST_VIDEO_INFO_WIDTH(&rt.info),
-                                           GST_VIDEO_INFO_HEIGHT(&rt.info), keypoints, type,
-                                           f.descriptor_size, descriptors);
+  const GstKeypointsMeta* meta = gst_buffer_add_keypoints_meta_from_bytes(
+      buffer, method, GST_VIDEO_INFO_WIDTH(&rt.info), GST_VIDEO_INFO_HEIGHT(&rt.info), keypoints,
+      type, f.descriptor_size, descriptors);
   g_bytes_unref(keypoints);
   if (descriptors)
     g_bytes_unref(descriptors);
+#if defined(GPUSIFT_HAVE_GST_TENSORS) && GST_CHECK_VERSION(1, 26, 0)
+  GST_OBJECT_LOCK(self);
+  const bool tensors = self->work->settings.analytics;
+  GST_OBJECT_UNLOCK(self);
+  if (meta && tensors)
+    gst_buffer_add_keypoints_tensors(buffer, meta);
+#else
+  (void)meta;
+#endif
 }
 
 void post_frame_message(GstGpusiftFilter* self, GstBuffer* buffer, gint64 elapsed_us) {
