@@ -4,6 +4,9 @@
 
 #include "gpusiftfilter/gstgpusiftfilter.h"
 #include "keypointfilesink/gstkeypointfilesink.h"
+#ifdef GPUSIFT_HAVE_RESULTS_JSON
+#include "keypointjsonsink/gstkeypointjsonsink.h"
+#endif
 #include "keypointmatcher/gstkeypointmatcher.h"
 #include "keypointoverlay/gstkeypointoverlay.h"
 #include "keypointtracker/gstkeypointtracker.h"
@@ -15,6 +18,9 @@ static gboolean plugin_init(GstPlugin* plugin) {
   ok |= GST_ELEMENT_REGISTER(keypointtracker, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointfilesink, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointmatcher, plugin);
+#ifdef GPUSIFT_HAVE_RESULTS_JSON
+  ok |= GST_ELEMENT_REGISTER(keypointjsonsink, plugin);
+#endif
   return ok;
 }
 
