@@ -8,6 +8,9 @@
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gtest/gtest.h>
 #include <json-glib/json-glib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -97,6 +100,25 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
+// A loopback TCP port where nothing listens (bound, then closed).
+int closed_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t length = sizeof(address);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+guint64 uint64_field(const GstStructure* s, const char* name) {
+  guint64 value = G_MAXUINT64;
+  EXPECT_TRUE(gst_structure_get_uint64(s, name, &value)) << name;
+  return value;
+}
+
 TEST(KeypointJsonSink, WritesOneLinePerFrameWithTheMetasValues) {
   const std::string path = temp_path("frames.jsonl");
   Pipeline p("keypointjsonsink location=\"" + path + "\" stream-id=door include-keypoints=true");
@@ -180,6 +202,118 @@ TEST(KeypointJsonSink, PropertiesFollowTheirFlags) {
   EXPECT_EQ(gst_test::property_as_string(p.sink, "include-tracks"), "true");
   // The sink does not wait for the clock by default.
   EXPECT_EQ(gst_test::property_as_string(p.sink, "sync"), "false");
+}
+
+class KeypointMqttSink : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (GstElementFactory* f = gst_element_factory_find("keypointmqttsink"))
+      gst_object_unref(f);
+    else
+      GTEST_SKIP() << "built without keypointmqttsink (-Dmqtt)";
+  }
+};
+
+TEST_F(KeypointMqttSink, AnAbsentBrokerIsAWarningAndEveryFrameIsCounted) {
+  const std::string sink = "keypointmqttsink host=127.0.0.1 port=" + std::to_string(closed_port()) +
+                           " queue-size=3 flush-timeout=200 stats-interval=0 stream-id=lobby";
+  Pipeline p(sink);
+  const gint64 start = g_get_monotonic_time();
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  p.push_frames(10);
+  std::vector<GstStructure*> seen;
+  GstMessage* end = p.wait_end(&seen);
+  ASSERT_NE(end, nullptr);
+  EXPECT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_EOS);
+  gst_message_unref(end);
+  // Nothing waited for the network but EOS's flush-timeout.
+  EXPECT_LT(g_get_monotonic_time() - start, 10 * G_USEC_PER_SEC);
+
+  // One stats message, at EOS (stats-interval=0): every frame dropped, 7 for the full queue.
+  ASSERT_EQ(seen.size(), 1u);
+  const GstStructure* stats = seen[0];
+  EXPECT_STREQ(gst_structure_get_name(stats), "keypointmqttsink");
+  EXPECT_STREQ(gst_structure_get_string(stats, "stream-id"), "lobby");
+  EXPECT_EQ(uint64_field(stats, "frames"), 10u);
+  EXPECT_EQ(uint64_field(stats, "sent"), 0u);
+  EXPECT_EQ(uint64_field(stats, "dropped"), 10u);
+  EXPECT_EQ(uint64_field(stats, "queued"), 0u);
+  EXPECT_EQ(uint64_field(stats, "in-flight"), 0u);
+  gboolean eos = FALSE, connected = TRUE;
+  EXPECT_TRUE(gst_structure_get_boolean(stats, "eos", &eos) && eos);
+  EXPECT_TRUE(gst_structure_get_boolean(stats, "connected", &connected) && !connected);
+  for (GstStructure* s : seen)
+    gst_structure_free(s);
+
+  // The property tells the same.
+  GstStructure* property = nullptr;
+  g_object_get(p.sink, "stats", &property, nullptr);
+  ASSERT_NE(property, nullptr);
+  EXPECT_EQ(uint64_field(property, "frames"), 10u);
+  EXPECT_EQ(uint64_field(property, "dropped"), 10u);
+  gst_structure_free(property);
+}
+
+TEST_F(KeypointMqttSink, TheAbsentBrokerWarningNamesTheBroker) {
+  const int port = closed_port();
+  Pipeline p("keypointmqttsink host=127.0.0.1 port=" + std::to_string(port) + " flush-timeout=0");
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  GstBus* bus = gst_element_get_bus(p.pipeline);
+  GstMessage* warning = gst_bus_timed_pop_filtered(bus, 0, GST_MESSAGE_WARNING);
+  ASSERT_NE(warning, nullptr);
+  GError* error = nullptr;
+  gst_message_parse_warning(warning, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE));
+  EXPECT_NE(std::string(error->message).find("127.0.0.1:" + std::to_string(port)),
+            std::string::npos)
+      << error->message;
+  g_error_free(error);
+  gst_message_unref(warning);
+  gst_object_unref(bus);
+}
+
+TEST_F(KeypointMqttSink, AWildcardInTheTopicIsASettingsError) {
+  Pipeline p("keypointmqttsink stream-id=cam+1");
+  EXPECT_EQ(gst_element_set_state(p.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  GstMessage* end = p.wait_end();
+  ASSERT_NE(end, nullptr);
+  ASSERT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_ERROR);
+  GError* error = nullptr;
+  gst_message_parse_error(end, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS));
+  EXPECT_NE(std::string(error->message).find("gpusift/cam+1/results"), std::string::npos)
+      << error->message;
+  g_error_free(error);
+  gst_message_unref(end);
+}
+
+TEST_F(KeypointMqttSink, AnUnreadableCaFileIsASettingsError) {
+  Pipeline p("keypointmqttsink tls=true ca-file=/nonexistent/ca.pem");
+  EXPECT_EQ(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  GstMessage* end = p.wait_end();
+  ASSERT_NE(end, nullptr);
+  ASSERT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_ERROR);
+  GError* error = nullptr;
+  gst_message_parse_error(end, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS));
+  g_error_free(error);
+  gst_message_unref(end);
+}
+
+TEST_F(KeypointMqttSink, ThePasswordIsWriteOnlyAndConnectionSettingsNullOnly) {
+  GstElement* sink = gst_element_factory_make("keypointmqttsink", nullptr);
+  ASSERT_NE(sink, nullptr);
+  GParamSpec* password = g_object_class_find_property(G_OBJECT_GET_CLASS(sink), "password");
+  ASSERT_NE(password, nullptr);
+  EXPECT_FALSE(password->flags & G_PARAM_READABLE);
+  GParamSpec* stats = g_object_class_find_property(G_OBJECT_GET_CLASS(sink), "stats");
+  ASSERT_NE(stats, nullptr);
+  EXPECT_FALSE(stats->flags & G_PARAM_WRITABLE);
+  EXPECT_EQ(gst_test::property_as_string(sink, "topic"), "\"\"");
+  EXPECT_EQ(gst_test::property_as_string(sink, "port"), "1883");
+  EXPECT_EQ(gst_test::property_as_string(sink, "qos"), "0");
+  EXPECT_EQ(gst_test::property_as_string(sink, "sync"), "false");
+  gst_object_unref(sink);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Shared by the results suites: the JSON Schema validator, test scenes made from the test images,
-pipelines run to their end."""
+pipelines run to their end, and a mosquitto broker of the test's own on a free loopback port."""
 
 import json
 import os
+import shutil
+import socket
+import subprocess
 import tempfile
+import time
 
 import gi
 
@@ -15,6 +19,7 @@ import jsonschema  # noqa: E402
 import numpy as np  # noqa: E402
 from gi.repository import Gst, GstApp, GstVideo  # noqa: E402,F401
 
+SKIPPED = 77
 TIMEOUT = 60 * Gst.SECOND
 
 if not Gst.is_initialized():
@@ -88,6 +93,109 @@ def gray_buffer(image, pts, duration=Gst.SECOND // 30):
         buffer.pts = pts
         buffer.duration = duration
     return buffer
+
+
+def free_port():
+    """A loopback TCP port nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def mosquitto_binary():
+    for candidate in ("/usr/sbin/mosquitto", shutil.which("mosquitto")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+class Broker:
+    """A mosquitto of the test's own on 127.0.0.1:port, from a generated configuration; with
+    users (name: password), anonymous clients are refused; with tls, it speaks TLS only, with a
+    certificate for 127.0.0.1 signed by a CA of its own (ca_file; other_ca_file signs nothing)."""
+
+    def __init__(self, users=None, tls=False):
+        self.binary = mosquitto_binary()
+        self.port = free_port()
+        self.dir = tempfile.mkdtemp(prefix="broker-", dir=os.environ.get("GPUSIFT_TEST_WORKDIR"))
+        self.config = os.path.join(self.dir, "mosquitto.conf")
+        self.log = os.path.join(self.dir, "mosquitto.log")
+        lines = [f"listener {self.port} 127.0.0.1", "persistence false", "log_dest stderr"]
+        if os.geteuid() == 0:
+            # Started as root, mosquitto becomes the user "mosquitto", who cannot read this folder.
+            lines.append("user root")
+        if users:
+            passwords = os.path.join(self.dir, "passwords")
+            for i, (name, password) in enumerate(users.items()):
+                create = ["-c"] if i == 0 else []
+                subprocess.run(
+                    ["mosquitto_passwd", *create, "-b", passwords, name, password],
+                    check=True,
+                    capture_output=True,
+                )
+            lines += ["allow_anonymous false", f"password_file {passwords}"]
+        else:
+            lines += ["allow_anonymous true"]
+        if tls:
+            self.ca_file, self.other_ca_file = self._make_certificates()
+            lines += [
+                f"cafile {self.ca_file}",
+                f"certfile {os.path.join(self.dir, 'server.pem')}",
+                f"keyfile {os.path.join(self.dir, 'server.key')}",
+            ]
+        with open(self.config, "w", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+        self.process = None
+
+    def _make_certificates(self):
+        def openssl(*args):
+            subprocess.run(["openssl", *args], cwd=self.dir, check=True, capture_output=True)
+
+        for name in ("ca", "other-ca"):
+            openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
+                    f"/CN=gpusift test {name}", "-keyout", f"{name}.key", "-out", f"{name}.pem")
+        openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1",
+                "-keyout", "server.key", "-out", "server.csr")
+        with open(os.path.join(self.dir, "san.cnf"), "w", encoding="utf-8") as f:
+            f.write("subjectAltName=IP:127.0.0.1\n")
+        openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-CAcreateserial", "-days", "2", "-extfile", "san.cnf", "-out", "server.pem")
+        return os.path.join(self.dir, "ca.pem"), os.path.join(self.dir, "other-ca.pem")
+
+    def start(self):
+        log = open(self.log, "a", encoding="utf-8")  # noqa: SIM115 (the broker writes to it)
+        self.process = subprocess.Popen(
+            [self.binary, "-c", self.config], stdout=log, stderr=subprocess.STDOUT
+        )
+        log.close()
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                with open(self.log, encoding="utf-8") as log:
+                    raise RuntimeError(f"mosquitto exited: {log.read()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError(f"mosquitto did not listen on {self.port}")
+
+    def stop(self):
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def run_to_end(pipeline, timeout=TIMEOUT, on_element=None):
