@@ -16,7 +16,21 @@ $sudo apt-get install -y -q --no-install-recommends \
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good \
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav \
   gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0 \
-  python3-gi python3-gst-1.0 python3-numpy clang-16 python3-pip
+  python3-gi python3-gst-1.0 python3-numpy clang-16 python3-pip \
+  libjson-glib-dev libmosquitto-dev mosquitto-clients python3-jsonschema python3-paho-mqtt
+# The broker is for the tests, which start their own: its service is neither started (denied by
+# a policy-rc.d for this install) nor enabled.
+if ! dpkg -s mosquitto > /dev/null 2>&1; then
+  policy=/usr/sbin/policy-rc.d added=""
+  if [ ! -e $policy ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee $policy > /dev/null
+    $sudo chmod +x $policy
+    added=1
+  fi
+  $sudo apt-get install -y -q --no-install-recommends mosquitto
+  [ -z "$added" ] || $sudo rm -f $policy
+  $sudo systemctl disable mosquitto > /dev/null 2>&1 || true
+fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH=/usr/local/cuda/bin:$PATH
 tools/scripts/fetch-test-images.sh
 # The suites and tools are required, not "auto": a missing test dependency fails setup instead of
