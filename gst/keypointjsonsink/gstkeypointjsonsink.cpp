@@ -14,6 +14,7 @@
 #include <string>
 
 #include "base/property_field.h"
+#include "base/sink_property_rule.h"
 #include "results/results_properties.h"
 #include "results/results_serializer.h"
 
@@ -39,10 +40,11 @@
  *
  * ## Example launch line
  * |[
- * gst-launch-1.0 videotestsrc num-buffers=60 pattern=ball ! gpusiftfilter ! keypointtracker ! \
+ * gst-launch-1.0 -q videotestsrc num-buffers=60 pattern=ball ! gpusiftfilter ! keypointtracker ! \
  *     keypointjsonsink location=- stream-id=cam0
  * ]|
- * Prints one line of JSON per frame: keypoint count, camera motion and track counts.
+ * Prints one line of JSON per frame: keypoint count, camera motion and track counts (-q keeps
+ * gst-launch-1.0's own lines off stdout).
  *
  * Since: 0.1
  */
@@ -118,7 +120,7 @@ int flush_file(FILE* file) {
 static void gst_keypoint_json_sink_set_property(GObject* object, guint prop_id, const GValue* value,
                                                 GParamSpec* pspec) {
   GstKeypointJsonSink* self = GST_KEYPOINT_JSON_SINK(object);
-  if (!gpusift::results::property_settable_now(GST_ELEMENT(self), pspec))
+  if (!gpusift::gst::sink_property_settable_now(GST_ELEMENT(self), pspec))
     return;
   GST_OBJECT_LOCK(self);
   json_sink_properties().set(self->settings, prop_id, value);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "base/property_field.h"
+#include "base/sink_property_rule.h"
 #include "mqtt_client.h"
 #include "mqtt_settings.h"
 #include "results/results_properties.h"
@@ -83,6 +84,7 @@ struct _GstKeypointMqttSink {
   gpusift::mqtt::ClientStats* last;             /* object lock: the stats when the client stopped */
   gpusift::results::ResultsSerializer* results; /* streaming thread */
   std::string* stream_id;                       /* streaming thread: the one the stats name */
+  std::string* topic;                           /* streaming thread: the topic checked last */
   gint64 last_stats_us;                         /* streaming thread */
 };
 
@@ -116,12 +118,23 @@ void post_stats(GstKeypointMqttSink* self, bool eos) {
   gst_element_post_message(GST_ELEMENT(self), gst_message_new_element(GST_OBJECT(self), s));
 }
 
+// FALSE, after an error on the bus, when @topic cannot be published to. topic and stream-id may
+// change in READY, after start() checked them, so render() checks a topic it has not seen.
+bool check_topic(GstKeypointMqttSink* self, const std::string& topic) {
+  if (mosquitto_pub_topic_check(topic.c_str()) == MOSQ_ERR_SUCCESS)
+    return true;
+  GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Invalid MQTT topic \"%s\".", topic.c_str()),
+                    ("a topic to publish to is not empty and has no + or #; check topic and "
+                     "stream-id"));
+  return false;
+}
+
 }  // namespace
 
 static void gst_keypoint_mqtt_sink_set_property(GObject* object, guint prop_id, const GValue* value,
                                                 GParamSpec* pspec) {
   GstKeypointMqttSink* self = GST_KEYPOINT_MQTT_SINK(object);
-  if (!gpusift::results::property_settable_now(GST_ELEMENT(self), pspec))
+  if (!gpusift::gst::sink_property_settable_now(GST_ELEMENT(self), pspec))
     return;
   GST_OBJECT_LOCK(self);
   mqtt_sink_properties().set(self->settings, prop_id, value);
@@ -149,6 +162,7 @@ static void gst_keypoint_mqtt_sink_finalize(GObject* object) {
   delete self->client;
   delete self->results;
   delete self->stream_id;
+  delete self->topic;
   delete self->last;
   delete self->settings;
   G_OBJECT_CLASS(gst_keypoint_mqtt_sink_parent_class)->finalize(object);
@@ -162,12 +176,8 @@ static gboolean gst_keypoint_mqtt_sink_start(GstBaseSink* sink) {
   GST_OBJECT_UNLOCK(self);
   const std::string topic = settings.topic_for(stream_id);
   const gpusift::mqtt::ClientOptions& options = settings.client;
-  if (mosquitto_pub_topic_check(topic.c_str()) != MOSQ_ERR_SUCCESS) {
-    GST_ELEMENT_ERROR(self, RESOURCE, SETTINGS, ("Invalid MQTT topic \"%s\".", topic.c_str()),
-                      ("a topic to publish to is not empty and has no + or #; check topic and "
-                       "stream-id"));
+  if (!check_topic(self, topic))
     return FALSE;
-  }
 
   // The client's threads report outages through the bus; the element outlives the client.
   auto* client = new gpusift::mqtt::MqttClient(options, [self](const std::string& text) {
@@ -224,6 +234,7 @@ static gboolean gst_keypoint_mqtt_sink_start(GstBaseSink* sink) {
   delete self->results;
   self->results = new gpusift::results::ResultsSerializer();
   *self->stream_id = stream_id;
+  *self->topic = topic;
   self->last_stats_us = g_get_monotonic_time();
   GST_OBJECT_LOCK(self);
   self->client = client;
@@ -276,6 +287,14 @@ static GstFlowReturn gst_keypoint_mqtt_sink_render(GstBaseSink* sink, GstBuffer*
       static_cast<gint64>(self->settings->stats_interval_ms) * G_USEC_PER_SEC / 1000;
   gpusift::mqtt::MqttClient* client = self->client;
   GST_OBJECT_UNLOCK(self);
+
+  if (topic != *self->topic) {
+    if (!check_topic(self, topic))
+      return GST_FLOW_ERROR;
+    *self->topic = topic;
+  }
+  if (options.stream_id != *self->stream_id)
+    *self->stream_id = options.stream_id;
 
   gpusift::mqtt::PublishMessage message;
   GError* inconsistency = nullptr;
@@ -353,5 +372,6 @@ static void gst_keypoint_mqtt_sink_init(GstKeypointMqttSink* self) {
   self->settings = new MqttSinkSettings();
   self->last = new gpusift::mqtt::ClientStats();
   self->stream_id = new std::string();
+  self->topic = new std::string();
   gst_base_sink_set_sync(GST_BASE_SINK(self), FALSE);
 }

@@ -216,6 +216,10 @@ void MqttClient::send_loop() {
       mosquitto_loop_stop(mosq_, false);
       hold.lock();
       loop_running_ = false;
+      ++outages_;
+      // No disconnect callback came: the QoS 0 messages libmosquitto held are gone here.
+      if (options_.qos == 0)
+        queue_.lose_handed_over();
       delay = std::chrono::seconds(kReconnectDelayMin);
       continue;
     }
@@ -224,6 +228,7 @@ void MqttClient::send_loop() {
       continue;
     }
     PublishMessage message = queue_.take();
+    const guint64 outages = outages_;
     hold.unlock();
     // Not under our lock: libmosquitto takes its own locks, and its thread takes ours in the
     // callbacks.
@@ -236,6 +241,11 @@ void MqttClient::send_loop() {
       // A QoS 1 message is kept by libmosquitto even when the connection just went, and sent
       // after the reconnection.
       queue_.handed_over(mid);
+      // A QoS 0 message handed to a connection that went meanwhile died with it, after
+      // on_disconnect wrote off the others: written off too, or it would stay in flight (and
+      // hold EOS for flush-timeout) with no confirmation ever to come.
+      if (options_.qos == 0 && outages != outages_)
+        queue_.lose_handed_over();
     } else if (rc == MOSQ_ERR_NO_CONN || rc == MOSQ_ERR_CONN_LOST) {
       connected_ = false;  // on_connect sets it again
       queue_.put_back(std::move(message));
@@ -334,6 +344,7 @@ void MqttClient::on_disconnect(struct mosquitto*, void* data, int rc) {
     self->answered_ = true;
     const bool was_connected = self->connected_;
     self->connected_ = false;
+    ++self->outages_;
     if (self->options_.qos == 0)
       self->queue_.lose_handed_over();
     if (!self->ever_connected_ && self->first_failure_ == 0)

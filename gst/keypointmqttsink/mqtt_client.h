@@ -114,6 +114,7 @@ class MqttClient {
   bool restart_loop_ = false;  // mutex_: libmosquitto's thread gave up (TLS): start it again
   std::string tls_error_;      // mutex_: libmosquitto's line about the last TLS failure
   guint64 reconnects_ = 0;     // mutex_
+  guint64 outages_ = 0;        // mutex_: connections lost (or attempts ended), for send_loop
 };
 
 }  // namespace gpusift::mqtt
