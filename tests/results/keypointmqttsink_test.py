@@ -2,11 +2,16 @@
 """keypointmqttsink against a real broker: Debian's mosquitto, started by the test on a free
 loopback port from a generated configuration. A subscriber (paho-mqtt) checks every message
 against the JSON Schema; the broker is stopped and restarted mid-stream (no crash, no stall,
-sent + dropped = frames, EOS in time); a broker that comes up after the pipeline; a wrong password
-is a clear error. Exits 77 (skipped) only when mosquitto is not installed."""
+sent + dropped = frames, EOS in time); a frozen (slow) broker never holds the stream and its
+backlog is bounded; a broker that comes up after the pipeline; a wrong password is a clear error;
+TLS with the right and a wrong CA. Exits 77 (skipped) only when mosquitto is not installed."""
 
 import json
+import os
+import re
 import shutil
+import signal
+import subprocess
 import sys
 import threading
 import time
@@ -216,6 +221,79 @@ class MqttSinkTest(unittest.TestCase):
                 self.assertEqual(seqs, sorted(set(seqs)) if qos == 0 else seqs)
                 self.assertGreater(max(seqs), 60)
 
+    def test_slow_broker_never_blocks_the_stream(self):
+        # A frozen broker keeps its connections but reads and acknowledges nothing: QoS 1
+        # messages stay unconfirmed, the sink's hand-over (32) and queue (10) fill, and from then
+        # on each frame drops the oldest message while the stream keeps its pace.
+        with support.Broker() as broker:
+            subscriber = Subscriber(broker.port)
+            frames = 150  # 5 s live
+            stream = "slow"
+            run = Run(
+                sink_pipeline(
+                    broker.port, frames, live=True,
+                    extra=f"stream-id={stream} qos=1 queue-size=10 stats-interval=100 "
+                    "flush-timeout=4000"),
+                timeout=40)
+            sink = run.pipeline.get_by_name("sink")
+            run.start()
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and run.end is None:
+                if sink.get_property("stats").get_value("sent") >= 10:
+                    break
+                time.sleep(0.05)
+            before = sink.get_property("stats")
+            broker.freeze()
+            try:
+                time.sleep(2.0)
+                during = sink.get_property("stats")
+            finally:
+                broker.thaw()
+            run.join()
+            # The stream went on at its pace while the broker took nothing: 2 s are 60 frames.
+            self.assertGreaterEqual(during.get_value("frames") - before.get_value("frames"), 45)
+            # Bounded: 32 handed over and 10 queued at most, the rest dropped and counted.
+            self.assertLessEqual(during.get_value("in-flight"), 32)
+            self.assertLessEqual(during.get_value("queued"), 10)
+            self.assertGreater(during.get_value("dropped"), 0)
+            self.assertEqual(
+                sum(during.get_value(k) for k in ("sent", "dropped", "queued", "in-flight")),
+                during.get_value("frames"))
+            final = self.assert_final_stats(run, frames)
+            self.assertLess(run.seconds, 5 + 4 + 5)
+            # The connection held (no reconnection), and the broker took the rest once thawed.
+            self.assertEqual(final["reconnects"], 0, final)
+            self.assertGreater(final["sent"], during.get_value("sent") + 10, final)
+            self.assertEqual(run.warnings, [])
+            messages = subscriber.wait_for(final["sent"], timeout=10)
+            subscriber.close()
+            seqs = [r["seq"] for r in self.assert_valid_messages(messages, stream)]
+            self.assertGreater(max(seqs), 120)
+
+    def test_a_broker_frozen_at_eos_costs_at_most_flush_timeout(self):
+        with support.Broker() as broker:
+            frames = 60  # 2 s live
+            run = Run(sink_pipeline(broker.port, frames, live=True,
+                                    extra="stream-id=frozen qos=1 flush-timeout=1000"),
+                      timeout=30)
+            sink = run.pipeline.get_by_name("sink")
+            run.start()
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline and run.end is None:
+                if sink.get_property("stats").get_value("sent") >= 5:
+                    break
+                time.sleep(0.05)
+            broker.freeze()
+            try:
+                run.thread.join(run.timeout + 30)
+            finally:
+                broker.thaw()
+            run.join()
+            final = self.assert_final_stats(run, frames)
+            # 2 s of stream, 1 s of flush-timeout, and slack for a loaded machine.
+            self.assertLess(run.seconds, 2 + 1 + 3)
+            self.assertGreater(final["dropped"], 0, final)
+
     def test_broker_that_comes_up_after_the_pipeline(self):
         broker = support.Broker()
         try:
@@ -258,8 +336,8 @@ class MqttSinkTest(unittest.TestCase):
             self.assertEqual(self.assert_final_stats(run, 5)["sent"], 5)
 
     def test_tls(self):
-        if shutil.which("openssl") is None:
-            self.skipTest("openssl is not installed (Debian: openssl)")
+        # Not a skip: tools/scripts/setup.sh installs openssl, and CI must run this.
+        self.assertIsNotNone(shutil.which("openssl"), "openssl is missing (Debian: openssl)")
         with support.Broker(tls=True) as broker:
             # The broker's CA: every frame sent, over TLS.
             subscriber_free = f"tls=true ca-file={broker.ca_file} qos=1 stream-id=tls"
@@ -280,6 +358,41 @@ class MqttSinkTest(unittest.TestCase):
             self.assertEqual(error.code, int(Gst.ResourceError.OPEN_WRITE))
             self.assertIn("TLS handshake", error.message)
             self.assertIn("certificate verify failed", debug)
+
+
+class FleetExampleTest(unittest.TestCase):
+    """pipelines/fleet.sh and fleet-subscriber.py as a user runs them, on this build."""
+
+    def test_fleet_and_its_subscriber(self):
+        source = os.environ["GPUSIFT_SOURCE_ROOT"]
+        with support.Broker() as broker:
+            # The subscriber first, so that it sees every camera from its first frame.
+            subscriber = subprocess.Popen(
+                [sys.executable, os.path.join(source, "pipelines", "fleet-subscriber.py"),
+                 "--port", str(broker.port), "--interval", "1"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            time.sleep(1.0)
+            fleet = subprocess.run(
+                [os.path.join(source, "pipelines", "fleet.sh"), "-n", "2", "--port",
+                 str(broker.port), "--seconds", "5", "--fps", "10", "--backend", "cpu"],
+                capture_output=True, text=True, timeout=120)
+            # One more table after the last frames, then Ctrl-C, as a user stops it.
+            time.sleep(2.5)
+            subscriber.send_signal(signal.SIGINT)
+            out, err = subscriber.communicate(timeout=60)
+        self.assertEqual(fleet.returncode, 0, fleet.stderr)
+        self.assertIn("cam1: pid", fleet.stdout)
+        self.assertEqual(subscriber.returncode, 0, err)
+        # Rows of the tables: "cam0   fps frames missed kpts motion cumulative inliers tracks
+        # objects"; cam1 films coffee.png and finds the cup in it.
+        rows = [line.split() for line in out.splitlines() if re.match(r"cam\d+ ", line)]
+        cameras = {row[0] for row in rows}
+        self.assertEqual(cameras, {"cam0", "cam1"}, out)
+        last = {row[0]: row for row in rows}
+        for name, row in last.items():
+            self.assertGreater(int(row[2]), 20, out)  # frames received of the 50 sent
+            self.assertGreater(int(row[4]), 0, out)  # keypoints
+        self.assertTrue(any(row[0] == "cam1" and "cup#" in " ".join(row) for row in rows), out)
 
 
 if __name__ == "__main__":

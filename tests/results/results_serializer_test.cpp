@@ -405,7 +405,7 @@ TEST(ResultsSerializer, ATamperedMetaIsRefusedAndNotCounted) {
   EXPECT_TRUE(
       g_error_matches(error, GST_KEYPOINTS_META_ERROR, GST_KEYPOINTS_META_ERROR_INCONSISTENT));
   EXPECT_NE(std::string(error->message).find("1000"), std::string::npos) << error->message;
-  g_error_free(error);
+  g_clear_error(&error);  // reused below: g_set_error() wants it NULL
   EXPECT_EQ(serializer.frames(), 0u);
   meta->n_keypoints = 3;
   gst_buffer_unref(buffer);
@@ -415,7 +415,8 @@ TEST(ResultsSerializer, ATamperedMetaIsRefusedAndNotCounted) {
   GstKeypointsTracksMeta* tracks = add_tracks(buffer, {1, 2}, {0, 0}, motion_of(0, 2));
   tracks->n_tracks = 7;
   EXPECT_FALSE(serializer.serialize(buffer, options_for("s"), &json, &error));
-  EXPECT_NE(error, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_NE(std::string(error->message).find("n_tracks is 7"), std::string::npos) << error->message;
   g_clear_error(&error);
   tracks->n_tracks = 2;
   gst_buffer_unref(buffer);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /* keypointjsonsink and keypointmqttsink as elements, from the built plugin, without a broker:
- * lines and their values, the property rules, clear errors, and an absent broker that leaves the
- * stream running with every frame counted as dropped. The Python suites beside it run them against
- * real pipelines, a real broker and the JSON Schema. */
+ * lines and their values, the property rules, clear errors for bad locations and settings, and an
+ * absent broker that leaves the stream running with every frame counted as dropped. The Python
+ * suites beside it run them against real pipelines, a real broker and the JSON Schema. */
 #include <gst/app/gstappsrc.h>
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
@@ -100,25 +100,6 @@ std::vector<std::string> lines_of(const std::string& path) {
   return lines;
 }
 
-// A loopback TCP port where nothing listens (bound, then closed).
-int closed_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
-  socklen_t length = sizeof(address);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
-guint64 uint64_field(const GstStructure* s, const char* name) {
-  guint64 value = G_MAXUINT64;
-  EXPECT_TRUE(gst_structure_get_uint64(s, name, &value)) << name;
-  return value;
-}
-
 TEST(KeypointJsonSink, WritesOneLinePerFrameWithTheMetasValues) {
   const std::string path = temp_path("frames.jsonl");
   Pipeline p("keypointjsonsink location=\"" + path + "\" stream-id=door include-keypoints=true");
@@ -187,6 +168,40 @@ TEST(KeypointJsonSink, NoLocationIsAnError) {
   gst_message_unref(end);
 }
 
+TEST(KeypointJsonSink, AFullDeviceIsANoSpaceErrorAtTheFrame) {
+  // /dev/full opens and takes nothing: the first line's flush fails with ENOSPC.
+  Pipeline p("keypointjsonsink location=/dev/full");
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  p.push_frames(3);
+  GstMessage* end = p.wait_end();
+  ASSERT_NE(end, nullptr);
+  ASSERT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_ERROR);
+  GError* error = nullptr;
+  gst_message_parse_error(end, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT))
+      << error->message;
+  EXPECT_NE(std::string(error->message).find("/dev/full"), std::string::npos) << error->message;
+  g_error_free(error);
+  gst_message_unref(end);
+}
+
+TEST(KeypointJsonSink, ADirectoryIsNotAFile) {
+  gchar* dir = g_dir_make_tmp("results-sinks-XXXXXX", nullptr);
+  Pipeline p(std::string("keypointjsonsink location=\"") + dir + "\"");
+  EXPECT_EQ(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  GstMessage* end = p.wait_end();
+  ASSERT_NE(end, nullptr);
+  ASSERT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_ERROR);
+  GError* error = nullptr;
+  gst_message_parse_error(end, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_OPEN_WRITE));
+  EXPECT_NE(std::string(error->message).find(dir), std::string::npos) << error->message;
+  g_error_free(error);
+  gst_message_unref(end);
+  rmdir(dir);
+  g_free(dir);
+}
+
 TEST(KeypointJsonSink, PropertiesFollowTheirFlags) {
   const std::string path = temp_path("flags.jsonl");
   Pipeline p("keypointjsonsink location=\"" + path + "\" stream-id=a");
@@ -204,15 +219,47 @@ TEST(KeypointJsonSink, PropertiesFollowTheirFlags) {
   EXPECT_EQ(gst_test::property_as_string(p.sink, "sync"), "false");
 }
 
-class KeypointMqttSink : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (GstElementFactory* f = gst_element_factory_find("keypointmqttsink"))
-      gst_object_unref(f);
-    else
-      GTEST_SKIP() << "built without keypointmqttsink (-Dmqtt)";
+// GPUSIFT_TEST_MQTT: the plugin was built with keypointmqttsink (meson defines it), so the
+// element must be there; without it these tests are not built at all.
+#ifdef GPUSIFT_TEST_MQTT
+
+using KeypointMqttSink = ::testing::Test;
+
+// A loopback TCP port where nothing listens (bound, then closed).
+int closed_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address));
+  socklen_t length = sizeof(address);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
+}
+
+guint64 uint64_field(const GstStructure* s, const char* name) {
+  guint64 value = G_MAXUINT64;
+  EXPECT_TRUE(gst_structure_get_uint64(s, name, &value)) << name;
+  return value;
+}
+
+// The error message that ends a pipeline whose change to READY fails.
+GError* start_error(const std::string& sink) {
+  Pipeline p(sink);
+  EXPECT_EQ(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  GstMessage* end = p.wait_end();
+  if (end == nullptr || GST_MESSAGE_TYPE(end) != GST_MESSAGE_ERROR) {
+    ADD_FAILURE() << "no error for " << sink;
+    if (end != nullptr)
+      gst_message_unref(end);
+    return nullptr;
   }
-};
+  GError* error = nullptr;
+  gst_message_parse_error(end, &error, nullptr);
+  gst_message_unref(end);
+  return error;
+}
 
 TEST_F(KeypointMqttSink, AnAbsentBrokerIsAWarningAndEveryFrameIsCounted) {
   const std::string sink = "keypointmqttsink host=127.0.0.1 port=" + std::to_string(closed_port()) +
@@ -288,19 +335,89 @@ TEST_F(KeypointMqttSink, AWildcardInTheTopicIsASettingsError) {
 }
 
 TEST_F(KeypointMqttSink, AnUnreadableCaFileIsASettingsError) {
-  Pipeline p("keypointmqttsink tls=true ca-file=/nonexistent/ca.pem");
-  EXPECT_EQ(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  GError* error = start_error("keypointmqttsink tls=true ca-file=/nonexistent/ca.pem");
+  ASSERT_NE(error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS));
+  EXPECT_NE(std::string(error->message).find("TLS"), std::string::npos) << error->message;
+  g_error_free(error);
+}
+
+TEST_F(KeypointMqttSink, ACertificateWithoutItsKeyIsASettingsError) {
+  // Any readable file will do as the CA: the pair is checked before anything is read.
+  const std::string pem = temp_path("ca.pem");
+  ASSERT_TRUE(g_file_set_contents(pem.c_str(), "not a certificate\n", -1, nullptr));
+  GError* error =
+      start_error("keypointmqttsink tls=true ca-file=\"" + pem + "\" cert-file=\"" + pem + "\"");
+  ASSERT_NE(error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS));
+  g_error_free(error);
+}
+
+TEST_F(KeypointMqttSink, AnEmptyHostIsASettingsError) {
+  GError* error = start_error("keypointmqttsink host=\"\"");
+  ASSERT_NE(error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS));
+  EXPECT_NE(std::string(error->message).find("no host"), std::string::npos) << error->message;
+  g_error_free(error);
+}
+
+TEST_F(KeypointMqttSink, AWildcardTopicSetInReadyIsAnErrorAtTheFirstFrame) {
+  // topic may change in READY, after the connection checked the one of then.
+  Pipeline p("keypointmqttsink host=127.0.0.1 port=" + std::to_string(closed_port()) +
+             " flush-timeout=0 stats-interval=0");
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  g_object_set(p.sink, "topic", "cameras/#", nullptr);
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  p.push_frames(2);
   GstMessage* end = p.wait_end();
   ASSERT_NE(end, nullptr);
   ASSERT_EQ(GST_MESSAGE_TYPE(end), GST_MESSAGE_ERROR);
   GError* error = nullptr;
   gst_message_parse_error(end, &error, nullptr);
   EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS));
+  EXPECT_NE(std::string(error->message).find("cameras/#"), std::string::npos) << error->message;
   g_error_free(error);
   gst_message_unref(end);
 }
 
-TEST_F(KeypointMqttSink, ThePasswordIsWriteOnlyAndConnectionSettingsNullOnly) {
+TEST_F(KeypointMqttSink, OutOfRangeValuesAreRefusedByTheirSpecs) {
+  GstElement* sink = gst_element_factory_make("keypointmqttsink", nullptr);
+  ASSERT_NE(sink, nullptr);
+  const int warnings = gst_test::LogCounter::warnings();
+  // GLib refuses a value outside a spec's range with a warning: the property keeps its value.
+  g_object_set(sink, "qos", 2, "port", 0, "queue-size", 0, "keepalive", 1, nullptr);
+  EXPECT_EQ(gst_test::LogCounter::warnings(), warnings + 4);
+  EXPECT_EQ(gst_test::property_as_string(sink, "qos"), "0");
+  EXPECT_EQ(gst_test::property_as_string(sink, "port"), "1883");
+  EXPECT_EQ(gst_test::property_as_string(sink, "queue-size"), "100");
+  EXPECT_EQ(gst_test::property_as_string(sink, "keepalive"), "60");
+  gst_object_unref(sink);
+}
+
+TEST_F(KeypointMqttSink, ConnectionSettingsChangeInNullOnly) {
+  Pipeline p("keypointmqttsink host=127.0.0.1 port=" + std::to_string(closed_port()) +
+             " flush-timeout=0 stream-id=a");
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_READY), GST_STATE_CHANGE_FAILURE);
+  const int warnings = gst_test::LogCounter::warnings();
+  // Connected (or trying) with these: refused in READY, with one warning each.
+  g_object_set(p.sink, "host", "example.org", "port", 1884, "qos", 1, "password", "x", nullptr);
+  EXPECT_EQ(gst_test::LogCounter::warnings(), warnings + 4);
+  EXPECT_EQ(gst_test::property_as_string(p.sink, "host"), "127.0.0.1");
+  EXPECT_EQ(gst_test::property_as_string(p.sink, "qos"), "0");
+  // READY ones change in READY, not in PAUSED; PLAYING ones at any time.
+  g_object_set(p.sink, "stream-id", "b", nullptr);
+  EXPECT_EQ(gst_test::property_as_string(p.sink, "stream-id"), "b");
+  ASSERT_NE(gst_element_set_state(p.pipeline, GST_STATE_PAUSED), GST_STATE_CHANGE_FAILURE);
+  g_object_set(p.sink, "stream-id", "c", "topic", "t", nullptr);
+  EXPECT_EQ(gst_test::LogCounter::warnings(), warnings + 6);
+  EXPECT_EQ(gst_test::property_as_string(p.sink, "stream-id"), "b");
+  EXPECT_EQ(gst_test::property_as_string(p.sink, "topic"), "\"\"");
+  g_object_set(p.sink, "include-tracks", TRUE, "stats-interval", 10, "flush-timeout", 1, nullptr);
+  EXPECT_EQ(gst_test::LogCounter::warnings(), warnings + 6);
+  EXPECT_EQ(gst_test::property_as_string(p.sink, "stats-interval"), "10");
+}
+
+TEST_F(KeypointMqttSink, ThePasswordIsWriteOnlyAndStatsReadOnly) {
   GstElement* sink = gst_element_factory_make("keypointmqttsink", nullptr);
   ASSERT_NE(sink, nullptr);
   GParamSpec* password = g_object_class_find_property(G_OBJECT_GET_CLASS(sink), "password");
@@ -315,5 +432,7 @@ TEST_F(KeypointMqttSink, ThePasswordIsWriteOnlyAndConnectionSettingsNullOnly) {
   EXPECT_EQ(gst_test::property_as_string(sink, "sync"), "false");
   gst_object_unref(sink);
 }
+
+#endif  // GPUSIFT_TEST_MQTT
 
 }  // namespace

@@ -5,6 +5,7 @@ pipelines run to their end, and a mosquitto broker of the test's own on a free l
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -180,8 +181,17 @@ class Broker:
                 time.sleep(0.05)
         raise RuntimeError(f"mosquitto did not listen on {self.port}")
 
+    def freeze(self):
+        """Stops the broker's process without closing anything (SIGSTOP): a broker too slow to
+        read or answer, whose connections stay open."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def thaw(self):
+        self.process.send_signal(signal.SIGCONT)
+
     def stop(self):
         if self.process is not None:
+            self.thaw()  # a frozen process would not see SIGTERM
             self.process.terminate()
             try:
                 self.process.wait(timeout=10)
