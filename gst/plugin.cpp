@@ -4,7 +4,13 @@
 
 #include "gpusiftfilter/gstgpusiftfilter.h"
 #include "keypointfilesink/gstkeypointfilesink.h"
+#ifdef GPUSIFT_HAVE_RESULTS_JSON
+#include "keypointjsonsink/gstkeypointjsonsink.h"
+#endif
 #include "keypointmatcher/gstkeypointmatcher.h"
+#ifdef GPUSIFT_HAVE_MQTT
+#include "keypointmqttsink/gstkeypointmqttsink.h"
+#endif
 #include "keypointoverlay/gstkeypointoverlay.h"
 #include "keypointtracker/gstkeypointtracker.h"
 
@@ -15,6 +21,12 @@ static gboolean plugin_init(GstPlugin* plugin) {
   ok |= GST_ELEMENT_REGISTER(keypointtracker, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointfilesink, plugin);
   ok |= GST_ELEMENT_REGISTER(keypointmatcher, plugin);
+#ifdef GPUSIFT_HAVE_RESULTS_JSON
+  ok |= GST_ELEMENT_REGISTER(keypointjsonsink, plugin);
+#endif
+#ifdef GPUSIFT_HAVE_MQTT
+  ok |= GST_ELEMENT_REGISTER(keypointmqttsink, plugin);
+#endif
   return ok;
 }
 

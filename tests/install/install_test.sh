@@ -5,9 +5,10 @@
 # meta; another, written against the tracks and object metas' old names, builds and runs; the
 # installed gpusift-extract runs too.
 # The Python package gpusift and gpusift-features are imported and run from the scratch root.
-#   install_test.sh BUILD_DIR PREFIX LIBDIR TEST_SOURCE_DIR IMAGE PYTHON_PACKAGE_DIR
+# With the results sinks, their JSON Schema is installed too.
+#   install_test.sh BUILD_DIR PREFIX LIBDIR TEST_SOURCE_DIR IMAGE PYTHON_PACKAGE_DIR SCHEMA
 set -euo pipefail
-build=$1 prefix=$2 libdir=$3 sources=$4 image=$5 python_dir=${6:-}
+build=$1 prefix=$2 libdir=$3 sources=$4 image=$5 python_dir=${6:-} schema=${7:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -26,6 +27,11 @@ for installed in "$lib/gstreamer-1.0/libgstgpusift.so" "$lib/libgstkeypoints-1.0
   "$root/include/gstreamer-1.0/gst/keypoints/gstkeypointobjectmeta.h"; do
   [ -e "$installed" ] || { echo "not installed: ${installed#$work/root}"; exit 1; }
 done
+if [ -n "$schema" ]; then
+  # DATADIR/gpusift/schema/..., relative to the prefix as meson gives it.
+  [ -e "$root/$schema" ] || { echo "not installed: $prefix/$schema"; exit 1; }
+  cmp "$root/$schema" "$sources/../../docs/schema/gpusift-results-v1.schema.json"
+fi
 
 mkdir "$work/app" "$work/uninstalled"
 cp "$sources/keypoints_reader.c" "$work/app/"
