@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <type_traits>
 #include <vector>
@@ -398,11 +399,23 @@ int candidates_avx2(const float* const* rows, int c0, int c1, float threshold, i
 
 enum class Isa { kSse2, kAvx2, kAvx512 };
 
+// GPUSIFT_TEST_CPU_ISA=sse2|avx2|avx512, a test hook read once at load, takes that variant
+// instead of the best where the CPU has its instructions (avx512 then needs AVX-512F alone), so
+// that a test can show every variant gives the same bits (cli_features_file). Other values, and
+// variants the CPU lacks, leave the best.
 Isa best_isa() {
 #if !GPUSIFT_CPU_X86
   return Isa::kSse2;  // the 16-byte variant
 #else
   __builtin_cpu_init();
+  if (const char* forced = std::getenv("GPUSIFT_TEST_CPU_ISA")) {
+    if (std::strcmp(forced, "sse2") == 0)
+      return Isa::kSse2;
+    if (std::strcmp(forced, "avx2") == 0 && __builtin_cpu_supports("avx2"))
+      return Isa::kAvx2;
+    if (std::strcmp(forced, "avx512") == 0 && __builtin_cpu_supports("avx512f"))
+      return Isa::kAvx512;
+  }
   // AVX-512 only where it does not slow the core down (Ice Lake and later, Zen 4 and later,
   // which all have VBMI2); the older Xeons lower their clock for 512-bit arithmetic.
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vbmi2"))

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 #include <opencv2/videoio.hpp>
@@ -174,6 +176,47 @@ TEST_F(CliFeaturesFileTest, ImageGivesOneRecordWithoutATimestamp) {
   EXPECT_EQ(frames[0].header.pts, kFeaturesNoPts);
   EXPECT_EQ(frames[0].header.width, static_cast<uint32_t>(gray.cols));
   EXPECT_EQ(frames[0].header.height, static_cast<uint32_t>(gray.rows));
+}
+
+std::string file_bytes(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The CPU backend's SSE2, AVX2 and AVX-512 variants of its blur, difference of Gaussians and
+// extremum scan give the same bits (docs/performance.md): gpusift-extract, each variant forced
+// through the test hook GPUSIFT_TEST_CPU_ISA, writes the same file, byte for byte, in the three
+// modes. A variant the CPU lacks falls back to the best (printed); on aarch64 all are the one.
+TEST_F(CliFeaturesFileTest, EveryCpuVariantWritesTheSameFile) {
+  struct Mode {
+    const char* name;
+    std::vector<std::string> args;
+  };
+  const std::vector<Mode> modes = {
+      {"upscaled", {}}, {"video", {"--upscale", "0"}}, {"surf", {"--method", "surf"}}};
+  const char* const variants[] = {"sse2", "avx2", "avx512"};
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  std::printf("CPU variants run: sse2%s%s\n", __builtin_cpu_supports("avx2") ? ", avx2" : "",
+              __builtin_cpu_supports("avx512f") ? ", avx512" : "");
+#endif
+  for (const Mode& mode : modes) {
+    std::vector<std::string> files;
+    for (const char* variant : variants) {
+      const std::string out = path(std::string(mode.name) + "-" + variant + ".gpsf");
+      std::vector<std::string> args = {"--backend", "cpu"};
+      args.insert(args.end(), mode.args.begin(), mode.args.end());
+      args.insert(args.end(), {GPUSIFT_CLI_TEST_DATA_DIR "/camera.png", "-o", out});
+      ASSERT_EQ(setenv("GPUSIFT_TEST_CPU_ISA", variant, 1), 0);
+      const ChildResult r = run(args);
+      unsetenv("GPUSIFT_TEST_CPU_ISA");
+      ASSERT_EQ(r.exit_status, 0) << mode.name << " " << variant << ": " << r.err;
+      files.push_back(file_bytes(out));
+    }
+    ASSERT_GT(files[0].size(), 100u * kFeaturesKeypointBytes) << mode.name;
+    for (size_t i = 1; i < files.size(); ++i)
+      EXPECT_TRUE(files[i] == files[0]) << mode.name << ": " << variants[i] << " differs from sse2";
+  }
 }
 
 struct BadVideoRun {
