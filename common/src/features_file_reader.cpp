@@ -12,8 +12,12 @@ namespace gpusift {
 namespace {
 
 // Without a file size to check against (a pipe), a count past this is taken for corruption
-// rather than allocated.
+// rather than read.
 constexpr uint64_t kMaxUncheckedRecordBytes = uint64_t{1} << 31;
+// Without a file size, a record's arrays grow by at most this much at a time as their bytes
+// come, so that a count the stream cannot back costs no more memory than the bytes it has (a
+// 76-byte header claiming a gigabyte of keypoints used to allocate it up front).
+constexpr size_t kUncheckedReadChunkBytes = size_t{1} << 20;
 
 uint32_t get_u32(const unsigned char* at) {
   uint32_t value;
@@ -152,12 +156,36 @@ bool FeaturesFileReader::next(FeaturesFrame* frame) {
                                               "): " + problem);
 
   check_remaining(header.keypoint_bytes() + header.descriptor_bytes(), "keypoints and descriptors");
-  frame->keypoints.resize(header.n_keypoints);
-  read_exact(frame->keypoints.data(), header.keypoint_bytes(), "keypoints");
-  frame->descriptors.resize(header.descriptor_bytes());
-  read_exact(frame->descriptors.data(), header.descriptor_bytes(), "descriptors");
+  read_array(&frame->keypoints, header.n_keypoints, "keypoints");
+  read_array(&frame->descriptors, header.descriptor_bytes(), "descriptors");
   ++frames_read_;
   return true;
+}
+
+template <class T>
+void FeaturesFileReader::read_array(std::vector<T>* array, uint64_t count, const char* part) {
+  // check_remaining() has made sure that a file of known size holds them: read them at once.
+  if (size_known_) {
+    array->resize(count);
+    read_exact(array->data(), count * sizeof(T), part);
+    return;
+  }
+  // A stream: the array grows with the bytes that come. The message on a short read is
+  // read_exact()'s, counting the bytes of the whole array.
+  array->clear();
+  const uint64_t chunk = std::max<uint64_t>(1, kUncheckedReadChunkBytes / sizeof(T));
+  while (array->size() < count) {
+    const size_t filled = array->size();
+    const size_t more = static_cast<size_t>(std::min<uint64_t>(count - filled, chunk));
+    array->resize(filled + more);
+    const size_t got = read_up_to(array->data() + filled, more * sizeof(T));
+    if (got < more * sizeof(T))
+      fail(FeaturesFileErrorCode::kTruncated,
+           "truncated in frame " + std::to_string(frames_read_) + " (record at byte " +
+               std::to_string(record_offset_) + "): its " + part + " need " +
+               std::to_string(count * sizeof(T)) + " bytes, the file has " +
+               std::to_string(filled * sizeof(T) + got) + " left");
+  }
 }
 
 std::vector<FeaturesFrame> read_features_file(const std::string& path) {

@@ -2,9 +2,12 @@
 // The features file (gpusift/features_file.h): writer and reader round trips bit for bit, the
 // byte layout, and every failure the two report (open, full disk, file size limit, bad input,
 // bad magic, other versions, corrupt and truncated records).
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
@@ -15,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gpusift/cpu_sift.h"
@@ -256,6 +260,94 @@ TEST_F(FeaturesFileTest, EveryTruncationIsReportedAfterTheWholeRecords) {
                       "truncated in frame " + std::to_string(whole) + " (record at byte " +
                           std::to_string(whole ? first_end : 16) + ")"),
               FeaturesFileErrorCode::kTruncated);
+  }
+}
+
+// `bytes` through a named pipe, a stream of unknown size: a thread writes them and closes its end
+// (the reader then sees the end of the stream). SIGPIPE is ignored meanwhile, for a reader that
+// stops before the last byte. The reader must open the pipe, or the writer waits for it.
+class PipeFeeder {
+ public:
+  PipeFeeder(const std::string& fifo, std::vector<char> bytes)
+      : previous_handler_(signal(SIGPIPE, SIG_IGN)) {
+    EXPECT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+    writer_ = std::thread([fifo, bytes = std::move(bytes)] {
+      const int fd = open(fifo.c_str(), O_WRONLY | O_CLOEXEC);
+      size_t written = 0;
+      while (fd >= 0 && written < bytes.size()) {
+        const ssize_t n = write(fd, bytes.data() + written, bytes.size() - written);
+        if (n <= 0)
+          break;
+        written += static_cast<size_t>(n);
+      }
+      if (fd >= 0)
+        close(fd);
+    });
+  }
+  ~PipeFeeder() {
+    writer_.join();
+    signal(SIGPIPE, previous_handler_);
+  }
+  PipeFeeder(const PipeFeeder&) = delete;
+  PipeFeeder& operator=(const PipeFeeder&) = delete;
+
+ private:
+  sighandler_t previous_handler_;
+  std::thread writer_;
+};
+
+// A pipe has no size to check a record's counts against: records come back bit for bit however
+// many reads their arrays take, and a count the stream does not back fails as truncated when the
+// stream ends, having cost no more memory than the bytes that came. The fuzzer found the reader
+// allocating a gigabyte up front for a 75-byte record claiming 37748736 keypoints
+// (tests/fuzz/corpus/features_file/pipe-huge-keypoint-count.gpsf).
+TEST_F(FeaturesFileTest, APipeIsReadAsItsBytesCome) {
+  std::mt19937 random(29);
+  // 40000 keypoints and their descriptors: more than a megabyte each, several reads.
+  const std::vector<Record> records = {random_record(random, 40000, DescriptorStorage::kFloat32, 8),
+                                       random_record(random, 3, DescriptorStorage::kUint8, 5),
+                                       random_record(random, 0, DescriptorStorage::kNone, 0)};
+  write_records(path("big.gpsf"), records);
+  {
+    PipeFeeder feeder(path("big.fifo"), file_bytes(path("big.gpsf")));
+    FeaturesFileReader reader(path("big.fifo"));
+    FeaturesFrame frame;
+    for (const Record& record : records) {
+      ASSERT_TRUE(reader.next(&frame));
+      expect_same(frame, record);
+    }
+    EXPECT_FALSE(reader.next(&frame));
+  }
+
+  // A record header claiming 0x02400000 keypoints (a gigabyte), then 10 bytes.
+  std::vector<char> bytes = file_bytes(path("big.gpsf"));
+  bytes.resize(16);
+  std::vector<char> header(40, 0);
+  std::memcpy(header.data(), "KPTS", 4);
+  const uint32_t fields[] = {64, 48, 0, 0, 0, 0x02400000};  // width ... n_keypoints
+  std::memcpy(header.data() + 16, fields, sizeof fields);
+  bytes.insert(bytes.end(), header.begin(), header.end());
+  bytes.insert(bytes.end(), 10, '\x5a');
+  {
+    PipeFeeder feeder(path("huge.fifo"), bytes);
+    FeaturesFileReader reader(path("huge.fifo"));
+    FeaturesFrame frame;
+    EXPECT_EQ(code_of([&] { reader.next(&frame); },
+                      "truncated in frame 0 (record at byte 16): its keypoints need 1056964608 "
+                      "bytes, the file has 10 left"),
+              FeaturesFileErrorCode::kTruncated);
+    EXPECT_LE(frame.keypoints.capacity() * sizeof(Keypoint), size_t{2} << 20);
+  }
+
+  // Past 2 GiB the count is refused before any read, as corrupt.
+  const uint32_t past[] = {0xFFFFFFFFu};
+  std::memcpy(bytes.data() + 16 + 36, past, sizeof past);
+  {
+    PipeFeeder feeder(path("past.fifo"), bytes);
+    FeaturesFileReader reader(path("past.fifo"));
+    FeaturesFrame frame;
+    EXPECT_EQ(code_of([&] { reader.next(&frame); }, "file of unknown size"),
+              FeaturesFileErrorCode::kCorrupt);
   }
 }
 

@@ -39,6 +39,9 @@ class FeaturesFileReader {
  private:
   size_t read_up_to(void* data, size_t size);
   void read_exact(void* data, size_t size, const char* part);
+  // `count` values into `array`, in one read from a file of known size, else as they come.
+  template <class T>
+  void read_array(std::vector<T>* array, uint64_t count, const char* part);
   void check_remaining(uint64_t bytes, const char* part);
   [[noreturn]] void fail(FeaturesFileErrorCode code, const std::string& problem) const;
 
