@@ -1,8 +1,23 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The keypoints and tracks metas with arbitrary field values, as C code in a probe could leave
-// them: made from the input's arrays, then every public field overwritten from the input. The
-// library's readers (validate, the accessors, the COPY and SCALE transforms) must refuse what
-// does not match the arrays and never read past them; what they accept must be consistent.
+// them: made from the input's arrays, then public fields overwritten from the input. Every reader
+// of the meta library (validate, the bytes and buffer getters, the buffer getters, the OpenCV
+// helpers, the deprecated names, the COPY transform through gst_buffer_copy and
+// gst_buffer_copy_region, the SCALE transform as videoscale calls it) must refuse what does not
+// match the arrays, with a critical, and never read past them; what they accept must be read
+// whole (ASan checks the bytes), and what the transforms make must pass validate.
+//
+// The input, front to back (zeros once it is used up):
+//   u8 n_keypoints % 65, u8 descriptor type % 3, u8 row size % 32 + 1 (without type none),
+//   the keypoints, the descriptor rows, u8 n_tracks % 65, the tracks,
+//   u16 lies: each bit set takes one value, in bit order: n_keypoints, descriptor_size,
+//     descriptor_type, method, width, height (u32 each), keypoints moved by i8 keypoints,
+//     n_tracks (u32), motion.model (i32), motion.inliers (u32), motion.matrix[u8 % 9] (f64);
+//   u16 more lies, in the same way: tracks width, tracks height (u32 each), tracks moved by i8
+//     tracks, motion.matches (u32), motion.cumulative[u8 % 9] (f64), descriptors moved by i8
+//     bytes, motion.valid (i32);
+//   i32 width, i32 height of the SCALE transform's output (both 0: 32x40), u8 offset and u8 size
+//   (0: the rest) of the region copy of the buffer's 64 bytes.
 #include <gst/gst.h>
 #include <gst/keypoints/gstkeypointsmeta.h>
 #include <gst/keypoints/gstkeypointstracksmeta.h>
@@ -12,6 +27,10 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+
+#ifdef GPUSIFT_FUZZ_OPENCV
+#include <gst/keypoints/gstkeypointsmeta-opencv.hpp>
+#endif
 
 namespace {
 
@@ -40,51 +59,169 @@ class Input {
   size_t used_ = 0;
 };
 
+// A pointer moved by `by` elements of `size` bytes, as an integer, since it may be null.
+template <class T>
+const T* moved(const T* pointer, int8_t by, size_t size) {
+  return reinterpret_cast<const T*>(reinterpret_cast<uintptr_t>(pointer) +
+                                    static_cast<uintptr_t>(static_cast<intptr_t>(by) * size));
+}
+
+// The C enum fields hold whatever C code stored; C++ may not load such a value as the enum type
+// (UBSan's enum check), so they are written and read as the integers they are.
+template <class E>
+void set_raw(E* field, gint value) {
+  static_assert(sizeof(E) == sizeof(gint), "a C enum field is an int");
+  std::memcpy(field, &value, sizeof value);
+}
+template <class E>
+gint raw(const E& field) {
+  gint value;
+  std::memcpy(&value, &field, sizeof value);
+  return value;
+}
+
+// Criticals are how the library refuses a changed meta: they must not end the run (no
+// G_DEBUG=fatal-criticals), and thousands a second must not flood the log.
 void ignore_log(const gchar*, GLogLevelFlags, const gchar*, gpointer) {}
 
-void read_keypoints_meta(GstBuffer* buffer, GstKeypointsMeta* meta) {
+// Reads every byte of the meta's arrays, so that ASan sees a read past them.
+void read_arrays(const GstKeypointsMeta* meta) {
+  volatile uint8_t sum = 0;
+  const auto* keypoints = reinterpret_cast<const uint8_t*>(meta->keypoints);
+  for (size_t i = 0; i < meta->n_keypoints * sizeof(GstKeypoint); i++)
+    sum = sum + keypoints[i];
+  const auto* descriptors = static_cast<const uint8_t*>(meta->descriptors);
+  const size_t row = meta->descriptor_size *
+                     gst_keypoints_descriptor_type_element_size(
+                         static_cast<GstKeypointsDescriptorType>(raw(meta->descriptor_type)));
+  for (size_t i = 0; descriptors && i < meta->n_keypoints * row; i++)
+    sum = sum + descriptors[i];
+}
+
+// A meta a transform or a copy made: it must pass validate, and it is read whole.
+void check_made(GstKeypointsMeta* meta) {
+  if (!gst_keypoints_meta_validate(meta, nullptr))
+    std::abort();
+  read_arrays(meta);
+}
+
+void read_keypoints_meta(GstBuffer* buffer, GstKeypointsMeta* meta, GstVideoMetaTransform* scale,
+                         gsize region_offset, gssize region_size) {
+  if (gst_buffer_get_keypoints_meta(buffer) != meta)
+    std::abort();
   GError* error = nullptr;
   const gboolean valid = gst_keypoints_meta_validate(meta, &error);
+  if (valid == (error != nullptr))
+    std::abort();
   if (error)
     g_error_free(error);
+  gst_keypoints_method_to_string(static_cast<GstKeypointsMethod>(raw(meta->method)));
+
+  // Each getter gives something exactly when validate passes.
   GBytes* keypoints = gst_keypoints_meta_get_keypoints_bytes(meta);
   if (valid != (keypoints != nullptr))
     std::abort();
   if (keypoints) {
-    // What is accepted is read whole, as the elements do.
     if (g_bytes_get_size(keypoints) != meta->n_keypoints * sizeof(GstKeypoint))
       std::abort();
-    volatile float sum = 0;
-    for (guint i = 0; i < meta->n_keypoints; i++)
-      sum = sum + meta->keypoints[i].x;
     g_bytes_unref(keypoints);
+    read_arrays(meta);  // what is accepted is read through the fields, as the elements do
   }
-  GstBuffer* array = gst_keypoints_meta_get_descriptors_buffer(meta);
+  GBytes* descriptors = gst_keypoints_meta_get_descriptors_bytes(meta);
+  if (descriptors) {
+    if (!valid)
+      std::abort();
+    g_bytes_unref(descriptors);
+  }
+  GstBuffer* array = gst_keypoints_meta_get_keypoints_buffer(meta);
+  if (valid != (array != nullptr))
+    std::abort();
   if (array)
     gst_buffer_unref(array);
-  GstBuffer* copy = gst_buffer_copy(buffer);
-  if ((gst_buffer_get_keypoints_meta(copy) != nullptr) != static_cast<bool>(valid))
+  array = gst_keypoints_meta_get_descriptors_buffer(meta);
+  if (array)
+    gst_buffer_unref(array);
+#ifdef GPUSIFT_FUZZ_OPENCV
+  if (gst_keypoints::to_cv_keypoints(meta).size() != (valid ? meta->n_keypoints : 0))
     std::abort();
+  gst_keypoints::to_cv_descriptors(meta);
+#endif
+
+  // COPY, whole and a region: the copy carries the meta exactly when it is valid.
+  GstBuffer* copy = gst_buffer_copy(buffer);
+  GstKeypointsMeta* copied = gst_buffer_get_keypoints_meta(copy);
+  if ((copied != nullptr) != static_cast<bool>(valid))
+    std::abort();
+  if (copied)
+    check_made(copied);
   gst_buffer_unref(copy);
-  GstVideoInfo in, out;
-  gst_video_info_set_format(&in, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  gst_video_info_set_format(&out, GST_VIDEO_FORMAT_GRAY8, 32, 40);
-  GstVideoMetaTransform scale = {&in, &out};
+  copy = gst_buffer_copy_region(buffer, GST_BUFFER_COPY_ALL, region_offset, region_size);
+  if (copy) {
+    copied = gst_buffer_get_keypoints_meta(copy);
+    if ((copied != nullptr) != static_cast<bool>(valid))
+      std::abort();
+    if (copied)
+      check_made(copied);
+    gst_buffer_unref(copy);
+  }
+
+  // SCALE, as GstBaseTransform's metadata copy calls it for videoscale.
   GstBuffer* scaled = gst_buffer_new();
-  meta->meta.info->transform_func(scaled, &meta->meta, buffer,
-                                  gst_video_meta_transform_scale_get_quark(), &scale);
+  const gboolean made = meta->meta.info->transform_func(
+      scaled, &meta->meta, buffer, gst_video_meta_transform_scale_get_quark(), scale);
+  GstKeypointsMeta* result = gst_buffer_get_keypoints_meta(scaled);
+  if (made != (result != nullptr))
+    std::abort();
+  if (result)
+    check_made(result);
   gst_buffer_unref(scaled);
 }
 
-void read_tracks_meta(GstBuffer* buffer, GstKeypointsTracksMeta* meta) {
+void read_tracks_meta(GstBuffer* buffer, GstKeypointsTracksMeta* meta,
+                      GstVideoMetaTransform* scale) {
+  if (gst_buffer_get_keypoints_tracks_meta(buffer) != meta)
+    std::abort();
   const gboolean valid = gst_keypoints_tracks_meta_validate(meta, nullptr);
+  gst_keypoint_motion_model_to_string(static_cast<GstKeypointMotionModel>(raw(meta->motion.model)));
   GstBuffer* tracks = gst_keypoints_tracks_meta_get_tracks_buffer(meta);
+  if (valid != (tracks != nullptr))
+    std::abort();
+  if (tracks) {
+    if (gst_buffer_get_size(tracks) != meta->n_tracks * sizeof(GstKeypointTrack))
+      std::abort();
+    gst_buffer_unref(tracks);
+    volatile uint64_t sum = 0;
+    for (guint i = 0; i < meta->n_tracks; i++)
+      sum = sum + meta->tracks[i].track_id;
+  }
+  // The deprecated names reach the same meta and the same checks.
+  G_GNUC_BEGIN_IGNORE_DEPRECATIONS
+  if (gst_buffer_get_keypoint_tracks_meta(buffer) != meta)
+    std::abort();
+  tracks = gst_keypoint_tracks_meta_get_tracks_buffer(meta);
+  G_GNUC_END_IGNORE_DEPRECATIONS
   if (valid != (tracks != nullptr))
     std::abort();
   if (tracks)
     gst_buffer_unref(tracks);
+
   GstBuffer* copy = gst_buffer_copy(buffer);
+  GstKeypointsTracksMeta* copied = gst_buffer_get_keypoints_tracks_meta(copy);
+  if ((copied != nullptr) != static_cast<bool>(valid))
+    std::abort();
+  if (copied && !gst_keypoints_tracks_meta_validate(copied, nullptr))
+    std::abort();
   gst_buffer_unref(copy);
+
+  GstBuffer* scaled = gst_buffer_new();
+  const gboolean made = meta->meta.info->transform_func(
+      scaled, &meta->meta, buffer, gst_video_meta_transform_scale_get_quark(), scale);
+  GstKeypointsTracksMeta* result = gst_buffer_get_keypoints_tracks_meta(scaled);
+  if (made != (result != nullptr))
+    std::abort();
+  if (result && !gst_keypoints_tracks_meta_validate(result, nullptr))
+    std::abort();
+  gst_buffer_unref(scaled);
 }
 
 }  // namespace
@@ -93,14 +230,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool initialised = [] {
     g_setenv("GST_REGISTRY_DISABLE", "yes", TRUE);
     gst_init(nullptr, nullptr);
-    // Criticals are what a refused meta gives; they must not end the run.
     g_log_set_handler("GstKeypoints", G_LOG_LEVEL_MASK, ignore_log, nullptr);
     g_log_set_default_handler(ignore_log, nullptr);
     return true;
   }();
   (void)initialised;
   Input input(data, size);
-  GstBuffer* buffer = gst_buffer_new();
+  // 64 bytes of memory, so that region copies have something to cut.
+  GstBuffer* buffer = gst_buffer_new_allocate(nullptr, 64, nullptr);
 
   // The arrays: up to 64 keypoints, rows of up to 32 values.
   const guint n = input.take<uint8_t>() % 65;
@@ -121,37 +258,84 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       gst_buffer_add_keypoints_tracks_meta_from_bytes(buffer, 64, 48, track_bytes, &motion);
   g_bytes_unref(track_bytes);
 
-  // The lies: each field kept or overwritten, as a flag byte says.
+  // The lies, read in full before any is told, so that each keeps its place in the input.
+  GstKeypointsMeta k = meta ? *meta : GstKeypointsMeta{};
+  GstKeypointsTracksMeta t = tracks ? *tracks : GstKeypointsTracksMeta{};
   const uint16_t lies = input.take<uint16_t>();
+  if (lies & 1)
+    k.n_keypoints = input.take<guint>();
+  if (lies & 2)
+    k.descriptor_size = input.take<guint>();
+  if (lies & 4)
+    set_raw(&k.descriptor_type, input.take<gint>());
+  if (lies & 8)
+    set_raw(&k.method, input.take<gint>());
+  if (lies & 16)
+    k.width = input.take<guint>();
+  if (lies & 32)
+    k.height = input.take<guint>();
+  if (lies & 64)
+    k.keypoints = moved(k.keypoints, input.take<int8_t>(), sizeof(GstKeypoint));
+  if (lies & 128)
+    t.n_tracks = input.take<guint>();
+  if (lies & 256)
+    set_raw(&t.motion.model, input.take<gint>());
+  if (lies & 512)
+    t.motion.inliers = input.take<guint>();
+  if (lies & 1024) {
+    // The index first: in `a[i()] = v()` C++17 reads v() before i().
+    const size_t at = input.take<uint8_t>() % 9;
+    t.motion.matrix[at] = input.take<double>();
+  }
+  const uint16_t more = input.take<uint16_t>();
+  if (more & 1)
+    t.width = input.take<guint>();
+  if (more & 2)
+    t.height = input.take<guint>();
+  if (more & 4)
+    t.tracks = moved(t.tracks, input.take<int8_t>(), sizeof(GstKeypointTrack));
+  if (more & 8)
+    t.motion.matches = input.take<guint>();
+  if (more & 16) {
+    const size_t at = input.take<uint8_t>() % 9;
+    t.motion.cumulative[at] = input.take<double>();
+  }
+  if (more & 32)
+    k.descriptors = moved(static_cast<const uint8_t*>(k.descriptors), input.take<int8_t>(), 1);
+  if (more & 64)
+    t.motion.valid = input.take<gint>();
+
+  // The SCALE transform's output size (videoscale's caps), and the region to copy.
+  gint out_width = input.take<gint32>();
+  gint out_height = input.take<gint32>();
+  if (out_width == 0 && out_height == 0) {
+    out_width = 32;
+    out_height = 40;
+  }
+  GstVideoInfo in_info, out_info;
+  gst_video_info_set_format(&in_info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  gst_video_info_init(&out_info);
+  out_info.finfo = in_info.finfo;
+  out_info.width = out_width;
+  out_info.height = out_height;
+  GstVideoMetaTransform scale = {&in_info, &out_info};
+  const gsize region_offset = input.take<uint8_t>() % 64;
+  const uint8_t region_size = input.take<uint8_t>();
+  const gssize region = region_size ? region_size % (64 - region_offset) + 1 : -1;
+
   if (meta) {
-    if (lies & 1)
-      meta->n_keypoints = input.take<guint>();
-    if (lies & 2)
-      meta->descriptor_size = input.take<guint>();
-    if (lies & 4)
-      meta->descriptor_type = static_cast<GstKeypointsDescriptorType>(input.take<gint>());
-    if (lies & 8)
-      meta->method = static_cast<GstKeypointsMethod>(input.take<gint>());
-    if (lies & 16)
-      meta->width = input.take<guint>();
-    if (lies & 32)
-      meta->height = input.take<guint>();
-    if (lies & 64)  // elsewhere by whole keypoints; as an integer, since it may be null
-      meta->keypoints = reinterpret_cast<const GstKeypoint*>(
-          reinterpret_cast<uintptr_t>(meta->keypoints) +
-          static_cast<uintptr_t>(input.take<int8_t>()) * sizeof(GstKeypoint));
-    read_keypoints_meta(buffer, meta);
+    // Only the public fields change; the library's own references stay.
+    k.meta = meta->meta;
+    k.keypoint_bytes = meta->keypoint_bytes;
+    k.descriptor_bytes = meta->descriptor_bytes;
+    *meta = k;
+    read_keypoints_meta(buffer, meta, &scale, region_offset, region);
   }
   if (tracks) {
-    if (lies & 128)
-      tracks->n_tracks = input.take<guint>();
-    if (lies & 256)
-      tracks->motion.model = static_cast<GstKeypointMotionModel>(input.take<gint>());
-    if (lies & 512)
-      tracks->motion.inliers = input.take<guint>();
-    if (lies & 1024)
-      tracks->motion.matrix[input.take<uint8_t>() % 9] = input.take<double>();
-    read_tracks_meta(buffer, tracks);
+    t.meta = tracks->meta;
+    t.track_bytes = tracks->track_bytes;
+    *tracks = t;
+    read_tracks_meta(buffer, tracks, &scale);
   }
   // The buffer's own free must not trip over the lies either.
   gst_buffer_unref(buffer);
