@@ -182,15 +182,25 @@ GstBuffer* gst_keypoints_tracks_meta_get_tracks_buffer(const GstKeypointsTracksM
   return gst_buffer_new_wrapped_bytes(meta->track_bytes);
 }
 
-/* m := S * m * S^-1 with S = diag(sx, sy, 1): the same motion in coordinates scaled by S. */
-static void scale_matrix(gdouble* m, gdouble sx, gdouble sy) {
+/* m := S * m * S^-1 with S = diag(sx, sy, 1): the same motion in coordinates scaled by S.
+ * Any finite matrix is valid, so an entry near the largest double can overflow (or a frame size
+ * far larger than the output's, scaled down): then m becomes the identity and *estimated FALSE,
+ * as for a motion not estimated, rather than a meta that validate refuses. */
+static void scale_matrix(gdouble* m, gboolean* estimated, gdouble sx, gdouble sy) {
   const gdouble row_scale[3] = {sx, sy, 1.0};
   const gdouble column_scale[3] = {1.0 / sx, 1.0 / sy, 1.0};
+  gdouble scaled[9];
   guint r, c;
   for (r = 0; r < 3; r++) {
     for (c = 0; c < 3; c++) {
-      m[r * 3 + c] *= row_scale[r] * column_scale[c];
+      scaled[r * 3 + c] = m[r * 3 + c] * (row_scale[r] * column_scale[c]);
     }
+  }
+  if (gst_keypoints_matrix_is_finite(scaled)) {
+    memcpy(m, scaled, sizeof(scaled));
+  } else {
+    memcpy(m, identity, sizeof(identity));
+    *estimated = FALSE;
   }
 }
 
@@ -222,8 +232,8 @@ static gboolean gst_keypoints_tracks_meta_transform(GstBuffer* dest, GstMeta* me
     if ((guint)width != src->width || (guint)height != src->height) {
       const gdouble sx = (gdouble)width / src->width;
       const gdouble sy = (gdouble)height / src->height;
-      scale_matrix(motion.matrix, sx, sy);
-      scale_matrix(motion.cumulative, sx, sy);
+      scale_matrix(motion.matrix, &motion.valid, sx, sy);
+      scale_matrix(motion.cumulative, &motion.cumulative_valid, sx, sy);
     }
     return add_meta_take(dest, (guint)width, (guint)height, g_bytes_ref(src->track_bytes),
                          &motion) != NULL;

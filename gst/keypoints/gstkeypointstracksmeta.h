@@ -5,7 +5,9 @@
  * meta (n_tracks equals its n_keypoints). The motion matrices are row-major 3x3 homogeneous
  * transforms in the width x height coordinate space that map a point of an earlier frame onto
  * the same scene point in this one: (x', y', w') = M (x, y, 1). The track array is immutable and
- * shared between copies of the meta (reference counted); a scaler rescales the matrices.
+ * shared between copies of the meta (reference counted); a scaler rescales the matrices, and one
+ * whose scaled entries would not be finite becomes the identity with its flag (motion.valid,
+ * motion.cumulative_valid) FALSE, as for a motion not estimated.
  *
  * Bindings: gst_keypoints_tracks_meta_get_tracks_buffer() hands out the track array as a
  * read-only GstBuffer that shares it (16 bytes per track: guint64 id, gint32 previous index,
@@ -57,9 +59,11 @@ typedef struct {
  * @model: the model fitted
  * @frame_number: frames since tracking started or was reset, 0 on that first frame
  * @valid: @matrix was estimated from this frame's matches
- * @matrix: previous frame to this frame, row-major; the identity unless @valid
+ * @matrix: previous frame to this frame, row-major; the identity unless @valid, as a scaler
+ *   leaves a matrix that it cannot express in its coordinates
  * @cumulative_valid: every step from frame 0 to this frame was estimated
- * @cumulative: frame 0 to this frame, row-major
+ * @cumulative: frame 0 to this frame, row-major; the identity when a scaler could not express it
+ *   in its coordinates (@cumulative_valid is then FALSE)
  * @matches: descriptor matches to the previous frame
  * @inliers: of those, the ones consistent with @matrix
  * @tracks_alive: tracks not ended after this frame: seen in it, or missed for a few frames

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The keypoints and tracks metas with arbitrary field values, as C code in a probe could leave
 // them: made from the input's arrays, then public fields overwritten from the input. Every reader
-// of the meta library (validate, the bytes and buffer getters, the buffer getters, the OpenCV
-// helpers, the deprecated names, the COPY transform through gst_buffer_copy and
+// of the meta library (validate, gst_buffer_get_*_meta, the arrays' bytes and buffer getters,
+// the OpenCV helpers, the deprecated names, the COPY transform through gst_buffer_copy and
 // gst_buffer_copy_region, the SCALE transform as videoscale calls it) must refuse what does not
 // match the arrays, with a critical, and never read past them; what they accept must be read
-// whole (ASan checks the bytes), and what the transforms make must pass validate.
+// whole (ASan checks the bytes), and what the transforms make must pass validate (a valid tracks
+// meta is always scaled: tests/fuzz/corpus/keypoints_meta/tracks-scale-motion-overflow* are the
+// valid metas whose scaled motion overflowed).
 //
 // The input, front to back (zeros once it is used up):
 //   u8 n_keypoints % 65, u8 descriptor type % 3, u8 row size % 32 + 1 (without type none),
@@ -177,8 +179,21 @@ void read_keypoints_meta(GstBuffer* buffer, GstKeypointsMeta* meta, GstVideoMeta
   gst_buffer_unref(scaled);
 }
 
-void read_tracks_meta(GstBuffer* buffer, GstKeypointsTracksMeta* meta,
-                      GstVideoMetaTransform* scale) {
+// A copy of the buffer (NULL: none made) carries the tracks meta exactly when it is valid, and
+// then one that passes validate.
+void check_tracks_copy(GstBuffer* copy, gboolean valid) {
+  if (copy == nullptr)
+    return;
+  const GstKeypointsTracksMeta* copied = gst_buffer_get_keypoints_tracks_meta(copy);
+  if ((copied != nullptr) != static_cast<bool>(valid))
+    std::abort();
+  if (copied && !gst_keypoints_tracks_meta_validate(copied, nullptr))
+    std::abort();
+  gst_buffer_unref(copy);
+}
+
+void read_tracks_meta(GstBuffer* buffer, GstKeypointsTracksMeta* meta, GstVideoMetaTransform* scale,
+                      gsize region_offset, gssize region_size) {
   if (gst_buffer_get_keypoints_tracks_meta(buffer) != meta)
     std::abort();
   const gboolean valid = gst_keypoints_tracks_meta_validate(meta, nullptr);
@@ -205,19 +220,20 @@ void read_tracks_meta(GstBuffer* buffer, GstKeypointsTracksMeta* meta,
   if (tracks)
     gst_buffer_unref(tracks);
 
-  GstBuffer* copy = gst_buffer_copy(buffer);
-  GstKeypointsTracksMeta* copied = gst_buffer_get_keypoints_tracks_meta(copy);
-  if ((copied != nullptr) != static_cast<bool>(valid))
-    std::abort();
-  if (copied && !gst_keypoints_tracks_meta_validate(copied, nullptr))
-    std::abort();
-  gst_buffer_unref(copy);
+  check_tracks_copy(gst_buffer_copy(buffer), valid);
+  check_tracks_copy(gst_buffer_copy_region(buffer, GST_BUFFER_COPY_ALL, region_offset, region_size),
+                    valid);
 
+  // SCALE: a valid meta is scaled to any positive size, into one that passes validate (a matrix
+  // that the new coordinates cannot hold becomes the identity, not estimated).
   GstBuffer* scaled = gst_buffer_new();
   const gboolean made = meta->meta.info->transform_func(
       scaled, &meta->meta, buffer, gst_video_meta_transform_scale_get_quark(), scale);
   GstKeypointsTracksMeta* result = gst_buffer_get_keypoints_tracks_meta(scaled);
   if (made != (result != nullptr))
+    std::abort();
+  if (valid && !made && GST_VIDEO_INFO_WIDTH(scale->out_info) > 0 &&
+      GST_VIDEO_INFO_HEIGHT(scale->out_info) > 0)
     std::abort();
   if (result && !gst_keypoints_tracks_meta_validate(result, nullptr))
     std::abort();
@@ -335,7 +351,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     t.meta = tracks->meta;
     t.track_bytes = tracks->track_bytes;
     *tracks = t;
-    read_tracks_meta(buffer, tracks, &scale);
+    read_tracks_meta(buffer, tracks, &scale, region_offset, region);
   }
   // The buffer's own free must not trip over the lies either.
   gst_buffer_unref(buffer);

@@ -282,6 +282,80 @@ TEST(KeypointTracksMeta, ScaleTransformConjugatesTheMatricesAndSharesTheTracks) 
   gst_buffer_unref(buffer);
 }
 
+/* The SCALE transform of `meta` to width x height, which must make a meta that passes validate
+ * (without a critical: the meta it scales is a valid one). */
+const GstKeypointsTracksMeta* scale_valid(GstBuffer* buffer, const GstKeypointsTracksMeta* meta,
+                                          GstBuffer* scaled_buffer, gint width, gint height) {
+  GstVideoInfo in_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, 64, 48);
+  GstVideoInfo out_info = gst_test::video_info(GST_VIDEO_FORMAT_RGBA, width, height);
+  GstVideoMetaTransform scale = {&in_info, &out_info};
+  const int criticals = gst_test::LogCounter::criticals();
+  EXPECT_TRUE(meta->meta.info->transform_func(scaled_buffer, (GstMeta*)meta, buffer,
+                                              gst_video_meta_transform_scale_get_quark(), &scale));
+  EXPECT_EQ(gst_test::LogCounter::criticals(), criticals);
+  const GstKeypointsTracksMeta* scaled = gst_buffer_get_keypoints_tracks_meta(scaled_buffer);
+  EXPECT_NE(scaled, nullptr);
+  if (scaled != nullptr) {
+    GError* error = nullptr;
+    EXPECT_TRUE(gst_keypoints_tracks_meta_validate(scaled, &error))
+        << (error ? error->message : "");
+    g_clear_error(&error);
+  }
+  return scaled;
+}
+
+/* A valid motion whose scaled matrix does not fit a double (an entry near 1e308 scaled up, or a
+ * frame size far larger than the output's scaled down) is not carried on as infinities, which
+ * validate refuses: that matrix becomes the identity and its flag FALSE, as for a motion not
+ * estimated, while the other matrix and the tracks are scaled as ever. The keypoints_meta
+ * fuzzer found it (tests/fuzz/corpus/keypoints_meta/tracks-scale-motion-overflow*). */
+TEST(KeypointTracksMeta, ScaleMarksAMatrixThatOverflowsAsNotEstimated) {
+  const gdouble identity[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  GstKeypointMotion motion = sample_motion();
+  const auto tracks = sample_tracks();
+
+  /* Up by 2 in x: the shift 1e308 of the frame-to-frame matrix becomes 2e308. */
+  motion.matrix[2] = 1e308;
+  GstBuffer* buffer = gst_buffer_new();
+  const GstKeypointsTracksMeta* meta = gst_buffer_add_keypoints_tracks_meta(
+      buffer, 64, 48, tracks.data(), static_cast<guint>(tracks.size()), &motion);
+  ASSERT_NE(meta, nullptr);
+  GstBuffer* scaled_buffer = gst_buffer_new();
+  const GstKeypointsTracksMeta* scaled = scale_valid(buffer, meta, scaled_buffer, 128, 48);
+  ASSERT_NE(scaled, nullptr);
+  EXPECT_FALSE(scaled->motion.valid);
+  for (int i = 0; i < 9; i++)
+    EXPECT_EQ(scaled->motion.matrix[i], identity[i]) << i;
+  EXPECT_TRUE(scaled->motion.cumulative_valid);
+  EXPECT_EQ(scaled->motion.cumulative[2], motion.cumulative[2] * 2);
+  EXPECT_EQ(scaled->motion.cumulative[6], motion.cumulative[6] / 2);
+  EXPECT_EQ(scaled->tracks, meta->tracks);
+  EXPECT_EQ(scaled->motion.model, motion.model);
+  EXPECT_EQ(scaled->motion.matches, motion.matches);
+  EXPECT_EQ(scaled->motion.inliers, motion.inliers);
+  gst_buffer_unref(scaled_buffer);
+  gst_buffer_unref(buffer);
+
+  /* Down from a frame 4e9 wide to 32: the perspective term 1e301 of the cumulative matrix is
+   * divided by 32 / 4e9, past the largest double. */
+  motion = sample_motion();
+  motion.cumulative[6] = 1e301;
+  buffer = gst_buffer_new();
+  meta = gst_buffer_add_keypoints_tracks_meta(buffer, 4000000000u, 48, tracks.data(),
+                                              static_cast<guint>(tracks.size()), &motion);
+  ASSERT_NE(meta, nullptr);
+  scaled_buffer = gst_buffer_new();
+  scaled = scale_valid(buffer, meta, scaled_buffer, 32, 48);
+  ASSERT_NE(scaled, nullptr);
+  EXPECT_TRUE(scaled->motion.valid);
+  EXPECT_DOUBLE_EQ(scaled->motion.matrix[2], motion.matrix[2] * 32 / 4e9);
+  EXPECT_FALSE(scaled->motion.cumulative_valid);
+  for (int i = 0; i < 9; i++)
+    EXPECT_EQ(scaled->motion.cumulative[i], identity[i]) << i;
+  gst_buffer_unref(scaled_buffer);
+  gst_buffer_unref(buffer);
+}
+
 TEST(KeypointTracksMeta, OtherTransformsDropTheMeta) {
   GstBuffer* buffer = gst_buffer_new();
   const GstKeypointsTracksMeta* meta = add_sample_meta(buffer);
