@@ -30,36 +30,21 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "fuzz_gstreamer.h"
+#include "fuzz_input_reader.h"
+
 #ifdef GPUSIFT_FUZZ_OPENCV
 #include <gst/keypoints/gstkeypointsmeta-opencv.hpp>
 #endif
 
 namespace {
 
-// Reads the input front to back; zeros once it is used up.
-class Input {
- public:
-  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  template <class T>
-  T take() {
-    T value{};
-    const size_t n = size_ - used_ < sizeof(T) ? size_ - used_ : sizeof(T);
-    std::memcpy(&value, data_ + used_, n);
-    used_ += n;
-    return value;
-  }
-  GBytes* bytes(size_t size) {
-    const size_t n = size_ - used_ < size ? size_ - used_ : size;
-    GBytes* bytes = g_bytes_new(data_ + used_, n);
-    used_ += n;
-    return bytes;
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t used_ = 0;
-};
+// The next `size` bytes of the input, fewer where it ends, as GBytes.
+GBytes* take_gbytes(gpusift::fuzz::InputReader* input, size_t size) {
+  size_t taken = 0;
+  const uint8_t* at = input->take_bytes(size, &taken);
+  return g_bytes_new(at, taken);
+}
 
 // A pointer moved by `by` elements of `size` bytes, as an integer, since it may be null.
 template <class T>
@@ -81,10 +66,6 @@ gint raw(const E& field) {
   std::memcpy(&value, &field, sizeof value);
   return value;
 }
-
-// Criticals are how the library refuses a changed meta: they must not end the run (no
-// G_DEBUG=fatal-criticals), and thousands a second must not flood the log.
-void ignore_log(const gchar*, GLogLevelFlags, const gchar*, gpointer) {}
 
 // Reads every byte of the meta's arrays, so that ASan sees a read past them.
 void read_arrays(const GstKeypointsMeta* meta) {
@@ -243,15 +224,8 @@ void read_tracks_meta(GstBuffer* buffer, GstKeypointsTracksMeta* meta, GstVideoM
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool initialised = [] {
-    g_setenv("GST_REGISTRY_DISABLE", "yes", TRUE);
-    gst_init(nullptr, nullptr);
-    g_log_set_handler("GstKeypoints", G_LOG_LEVEL_MASK, ignore_log, nullptr);
-    g_log_set_default_handler(ignore_log, nullptr);
-    return true;
-  }();
-  (void)initialised;
-  Input input(data, size);
+  gpusift::fuzz::init_gstreamer_quietly(false);
+  gpusift::fuzz::InputReader input(data, size);
   // 64 bytes of memory, so that region copies have something to cut.
   GstBuffer* buffer = gst_buffer_new_allocate(nullptr, 64, nullptr);
 
@@ -259,15 +233,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const guint n = input.take<uint8_t>() % 65;
   const auto type = static_cast<GstKeypointsDescriptorType>(input.take<uint8_t>() % 3);
   const guint row = type == GST_KEYPOINTS_DESCRIPTOR_NONE ? 0 : 1 + input.take<uint8_t>() % 32;
-  GBytes* keypoints = input.bytes(n * sizeof(GstKeypoint));
+  GBytes* keypoints = take_gbytes(&input, n * sizeof(GstKeypoint));
   const gsize value = gst_keypoints_descriptor_type_element_size(type);
-  GBytes* descriptors = row ? input.bytes(static_cast<size_t>(n) * row * value) : nullptr;
+  GBytes* descriptors = row ? take_gbytes(&input, static_cast<size_t>(n) * row * value) : nullptr;
   GstKeypointsMeta* meta = gst_buffer_add_keypoints_meta_from_bytes(
       buffer, GST_KEYPOINTS_METHOD_SIFT, 64, 48, keypoints, type, row, descriptors);
   g_bytes_unref(keypoints);
   if (descriptors)
     g_bytes_unref(descriptors);
-  GBytes* track_bytes = input.bytes((input.take<uint8_t>() % 65) * sizeof(GstKeypointTrack));
+  GBytes* track_bytes =
+      take_gbytes(&input, (input.take<uint8_t>() % 65) * sizeof(GstKeypointTrack));
   GstKeypointMotion motion;
   gst_keypoint_motion_init(&motion);
   GstKeypointsTracksMeta* tracks =

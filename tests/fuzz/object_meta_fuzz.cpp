@@ -24,35 +24,10 @@
 #include <cstring>
 #include <string>
 
+#include "fuzz_gstreamer.h"
+#include "fuzz_input_reader.h"
+
 namespace {
-
-// Reads the input front to back; zeros once it is used up.
-class Input {
- public:
-  Input(const uint8_t* data, size_t size) : data_(data), size_(size) {}
-  template <class T>
-  T take() {
-    T value{};
-    const size_t n = size_ - used_ < sizeof(T) ? size_ - used_ : sizeof(T);
-    std::memcpy(&value, data_ + used_, n);
-    used_ += n;
-    return value;
-  }
-  std::string text(size_t size) {
-    const size_t n = size_ - used_ < size ? size_ - used_ : size;
-    std::string text(reinterpret_cast<const char*>(data_ + used_), n);
-    used_ += n;
-    return text.substr(0, text.find('\0'));
-  }
-
- private:
-  const uint8_t* data_;
-  size_t size_;
-  size_t used_ = 0;
-};
-
-// Criticals are how the library refuses bad arguments: they must not end the run.
-void ignore_log(const gchar*, GLogLevelFlags, const gchar*, gpointer) {}
 
 // A meta that the add function or a transform made: finite corners and homography.
 void check_made(const GstKeypointsObjectMeta* meta) {
@@ -97,21 +72,14 @@ void read_metas(GstBuffer* buffer) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool initialised = [] {
-    g_setenv("GST_REGISTRY_DISABLE", "yes", TRUE);
-    gst_init(nullptr, nullptr);
-    g_log_set_handler("GstKeypoints", G_LOG_LEVEL_MASK, ignore_log, nullptr);
-    g_log_set_default_handler(ignore_log, nullptr);
-    return true;
-  }();
-  (void)initialised;
-  Input input(data, size);
+  gpusift::fuzz::init_gstreamer_quietly(false);
+  gpusift::fuzz::InputReader input(data, size);
   GstBuffer* buffer = gst_buffer_new();
 
   const guint count = input.take<uint8_t>() % 3 + 1;
   GstKeypointsObjectMeta* last = nullptr;
   for (guint i = 0; i < count; i++) {
-    const std::string label = input.text(input.take<uint8_t>() % 16);
+    const std::string label = input.take_text(input.take<uint8_t>() % 16);
     const guint width = input.take<uint16_t>();
     const guint height = input.take<uint16_t>();
     const guint reference_width = input.take<uint16_t>();

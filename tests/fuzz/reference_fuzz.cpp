@@ -9,24 +9,14 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "fuzz_gstreamer.h"
 #include "fuzz_input_file.h"
 #include "gpusift/error.h"
 #include "gpusift/extractor.h"
 #include "object_reference.h"
 
-namespace {
-
-void ignore_log(const gchar*, GLogLevelFlags, const gchar*, gpointer) {}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  static const bool initialised = [] {
-    gst_init(nullptr, nullptr);
-    g_log_set_default_handler(ignore_log, nullptr);
-    return true;
-  }();
-  (void)initialised;
+  gpusift::fuzz::init_gstreamer_quietly(true);
   const gpusift::fuzz::InputFile file(data, size);
   if (!file.ok())
     return 0;

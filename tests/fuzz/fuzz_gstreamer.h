@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GStreamer for the harnesses that need it, initialised once per process with every GLib log
+// message dropped. Criticals are how the meta library refuses a changed meta or bad arguments,
+// the outcome a harness expects, not a finding: they must not end the run (never
+// G_DEBUG=fatal-criticals), and thousands a second must not flood the fuzzer's log.
+#pragma once
+
+#include <gst/gst.h>
+
+namespace gpusift::fuzz {
+
+// `with_plugins` false skips the registry (the metas need no element, and the scan would slow
+// every start); the reference loader needs the decoders.
+inline void init_gstreamer_quietly(bool with_plugins) {
+  static const bool initialised = [with_plugins] {
+    if (!with_plugins)
+      g_setenv("GST_REGISTRY_DISABLE", "yes", TRUE);
+    gst_init(nullptr, nullptr);
+    g_log_set_default_handler([](const gchar*, GLogLevelFlags, const gchar*, gpointer) {}, nullptr);
+    return true;
+  }();
+  (void)initialised;
+}
+
+}  // namespace gpusift::fuzz
