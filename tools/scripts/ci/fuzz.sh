@@ -4,7 +4,7 @@
 # (build-fuzz/, CUDA off), each harness started from a scratch copy of its committed corpus (CI
 # never grows the corpus), and the Python reader under atheris (PyPI, in a venv inside
 # build-fuzz/). Prints executions and crashes per harness; exits 1 when any harness crashed,
-# leaving the reproducers in build-fuzz/crashes/ (cleared at the start of each run).
+# leaving the reproducers in build-fuzz/crashes/ (a harness's own are cleared when it starts).
 #
 # tests/fuzz/crashes/<harness>/ holds reproducers of crashes found and not fixed yet; each is run
 # once and reported as still open or fixed (then move it into corpus/<harness>/). They fail the
