@@ -299,17 +299,17 @@ TEST(GpusiftFilterHostile, OutOfRangePropertiesFromCodeWarnAndKeepTheOldValue) {
   };
   for (const Bad& b : bad) {
     const std::string before = property_as_string(f, b.name);
-    const int warnings_before = LogCounter::warnings();
+    const int refusals_before = LogCounter::range_refusals();
     b.set();
-    EXPECT_EQ(LogCounter::warnings(), warnings_before + 1) << b.name << " was not refused";
+    EXPECT_EQ(LogCounter::range_refusals(), refusals_before + 1) << b.name << " was not refused";
     EXPECT_EQ(property_as_string(f, b.name), before) << b.name;
   }
   for (const char* name : {"method", "descriptor", "backend"}) {
     GParamSpec* spec = g_object_class_find_property(G_OBJECT_GET_CLASS(f), name);
     const std::string before = property_as_string(f, name);
-    const int warnings_before = LogCounter::warnings();
+    const int refusals_before = LogCounter::range_refusals();
     set_property(f, name, spec->value_type, 42);
-    EXPECT_EQ(LogCounter::warnings(), warnings_before + 1) << name << " took 42";
+    EXPECT_EQ(LogCounter::range_refusals(), refusals_before + 1) << name << " took 42";
     EXPECT_EQ(property_as_string(f, name), before) << name;
   }
 

@@ -60,9 +60,9 @@ TEST(GpusiftFilterInFlight, PropertyIsAutoByDefaultAndTakesZeroToTwo) {
     g_object_get(filter, "max-frames-in-flight", &frames, nullptr);
     EXPECT_EQ(frames, value);
   }
-  const int warnings_before = LogCounter::warnings();
+  const int refusals_before = LogCounter::range_refusals();
   g_object_set(filter, "max-frames-in-flight", 3, nullptr);
-  EXPECT_EQ(LogCounter::warnings(), warnings_before + 1) << "3 was not refused";
+  EXPECT_EQ(LogCounter::range_refusals(), refusals_before + 1) << "3 was not refused";
   g_object_get(filter, "max-frames-in-flight", &frames, nullptr);
   EXPECT_EQ(frames, 0);
   gst_object_unref(filter);

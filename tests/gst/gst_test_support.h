@@ -19,6 +19,11 @@ class LogCounter {
   static void install() { g_log_set_writer_func(&LogCounter::write, nullptr, nullptr); }
   static int warnings() { return warnings_.load(); }
   static int criticals() { return criticals_.load(); }
+  /* GLib's own refusal of a value outside a property's range (g_object_set_property): a warning
+   * up to GLib 2.74 (Debian 12, JetPack 6), a critical from 2.76 on (Debian 13). */
+  static int range_refusals() {
+    return glib_check_version(2, 76, 0) == nullptr ? criticals() : warnings();
+  }
   // The text of the latest critical, to check that it names the cause.
   static std::string last_critical() {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -305,11 +305,11 @@ TEST(KeypointOverlay, PropertiesHaveDefaultsAndRefuseOutOfRangeValues) {
       G_PARAM_SPEC_INT(g_object_class_find_property(klass, "max-keypoints"));
   EXPECT_EQ(max_spec->minimum, 0);
 
-  const int warnings_before = gst_test::LogCounter::warnings();
+  const int refusals_before = gst_test::LogCounter::range_refusals();
   g_object_set(element, "thickness", 0, nullptr);
   g_object_set(element, "thickness", 17, nullptr);
   g_object_set(element, "max-keypoints", -1, nullptr);
-  EXPECT_EQ(gst_test::LogCounter::warnings() - warnings_before, 3);
+  EXPECT_EQ(gst_test::LogCounter::range_refusals() - refusals_before, 3);
   g_object_get(element, "thickness", &thickness, "max-keypoints", &max_keypoints, nullptr);
   EXPECT_EQ(thickness, 1);
   EXPECT_EQ(max_keypoints, 0);
