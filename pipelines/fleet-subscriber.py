@@ -97,7 +97,8 @@ def main():
     window = max(options.interval, 1.0)
     bad = [0]
 
-    def on_connect(client, userdata, flags, rc):
+    def on_connect(client, userdata, flags, rc, properties=None):
+        # rc: an int with paho-mqtt 1.x (Debian 12), a ReasonCode equal to it with 2.x
         if rc != 0:
             print(f"{PROGRAM}: the broker refused the connection ({rc})", file=sys.stderr)
         else:
@@ -113,7 +114,10 @@ def main():
         with lock:
             cameras.setdefault(name, Camera()).add(record, time.monotonic(), window)
 
-    client = mqtt.Client(clean_session=True)
+    if hasattr(mqtt, "CallbackAPIVersion"):  # paho-mqtt 2 (Debian 13): 1.x's callbacks deprecated
+        client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, clean_session=True)
+    else:
+        client = mqtt.Client(clean_session=True)
     if options.username:
         client.username_pw_set(options.username, options.password)
     client.on_connect = on_connect

@@ -36,10 +36,15 @@ class Subscriber:
         self.messages = []
         self.lock = threading.Lock()
         self.subscribed = threading.Event()
-        self.client = mqtt.Client(clean_session=True)
+        if hasattr(mqtt, "CallbackAPIVersion"):
+            # paho-mqtt 2 (Debian 13) deprecates the callbacks of 1.x (Debian 12); the ones
+            # here take either.
+            self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, clean_session=True)
+        else:
+            self.client = mqtt.Client(clean_session=True)
         if username:
             self.client.username_pw_set(username, password)
-        self.client.on_connect = lambda client, userdata, flags, rc: client.subscribe(TOPICS, 1)
+        self.client.on_connect = lambda client, *args: client.subscribe(TOPICS, 1)
         self.client.on_subscribe = lambda *args: self.subscribed.set()
         self.client.on_message = self._on_message
         self.client.reconnect_delay_set(min_delay=1, max_delay=1)
