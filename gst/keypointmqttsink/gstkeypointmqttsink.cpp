@@ -266,14 +266,7 @@ static gboolean gst_keypoint_mqtt_sink_stop(GstBaseSink* sink) {
 
 static gboolean gst_keypoint_mqtt_sink_set_caps(GstBaseSink* sink, GstCaps* caps) {
   GstKeypointMqttSink* self = GST_KEYPOINT_MQTT_SINK(sink);
-  const GstStructure* s = gst_caps_get_structure(caps, 0);
-  gint width = 0, height = 0;
-  if (s == nullptr || !gst_structure_get_int(s, "width", &width) ||
-      !gst_structure_get_int(s, "height", &height) || width < 0 || height < 0) {
-    width = 0;
-    height = 0;
-  }
-  self->results->set_frame_size(static_cast<guint>(width), static_cast<guint>(height));
+  self->results->set_frame_size_from_caps(caps);
   return TRUE;
 }
 

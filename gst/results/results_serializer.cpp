@@ -65,6 +65,17 @@ void ResultsSerializer::forget_continuity() {
   track_counter_.forget();
 }
 
+void ResultsSerializer::set_frame_size_from_caps(const GstCaps* caps) {
+  const GstStructure* s = gst_caps_get_size(caps) > 0 ? gst_caps_get_structure(caps, 0) : nullptr;
+  gint width = 0, height = 0;
+  if (s == nullptr || !gst_structure_get_int(s, "width", &width) ||
+      !gst_structure_get_int(s, "height", &height) || width < 0 || height < 0) {
+    width = 0;
+    height = 0;
+  }
+  set_frame_size(static_cast<guint>(width), static_cast<guint>(height));
+}
+
 bool ResultsSerializer::serialize(GstBuffer* buffer, const ResultsOptions& options,
                                   std::string* json, GError** error) {
   FrameMetas metas;

@@ -35,6 +35,9 @@ class ResultsSerializer {
     width_ = width;
     height_ = height;
   }
+  // The same from the caps' width and height (0 x 0 when either is missing or negative): what
+  // both results sinks do in set_caps.
+  void set_frame_size_from_caps(const GstCaps* caps);
 
   // The buffer's results as one line of JSON (no newline) in @json. FALSE, with @error set
   // (GST_KEYPOINTS_META_ERROR), when a meta fails its validation; nothing is counted then.
