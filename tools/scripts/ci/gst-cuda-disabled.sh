@@ -21,8 +21,12 @@ mapfile -t targets < <(meson introspect "$builddir" --tests | /usr/bin/python3 -
 import json, os, sys
 root = sys.argv[1]
 for t in json.load(sys.stdin):
+    program = t["cmd"][0]
+    # Scripts (inspect_test.sh, Python) run from the source tree: not ninja targets.
+    if not program.startswith(root + os.sep):
+        continue
     if "gpusift:gst" in t["suite"] or t["name"] == "gpusiftfilter_cuda":
-        print(os.path.relpath(t["cmd"][0], root))
+        print(os.path.relpath(program, root))
 ' "$(cd "$builddir" && pwd)")
 ninja -C "$builddir" gst/libgstgpusift.so "${targets[@]}"
 grep -q 'GPUSIFT_HAVE_GST_CUDA' "$builddir/build.ninja" && {
