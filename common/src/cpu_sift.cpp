@@ -488,7 +488,8 @@ void CpuSiftExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int widt
         // The application may have raised the OpenMP thread count since the last frame.
         s.reserve_threads(omp_get_max_threads());
         s.build_and_detect(gray, pitch_bytes);
-        select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
+        const KeypointBudget budget{s.params.nfeatures, s.params.distribution, width, height};
+        select_detections(&s.keypoints, budget, s.params.max_keypoints, out);
         s.describe(out);
       },
       [&] { s.frame_width = s.frame_height = 0; });

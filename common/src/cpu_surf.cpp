@@ -210,7 +210,8 @@ void CpuSurfExtractor::extract(const uint8_t* gray, size_t pitch_bytes, int widt
         cpu::integral_image(gray, pitch_bytes, width, height, s.integral.data(),
                             s.integral_stride());
         s.detect();
-        select_detections(&s.keypoints, s.params.nfeatures, s.params.max_keypoints, out);
+        const KeypointBudget budget{s.params.nfeatures, s.params.distribution, width, height};
+        select_detections(&s.keypoints, budget, s.params.max_keypoints, out);
         s.describe(out);
       },
       [&] { s.frame_width = s.frame_height = 0; });

@@ -23,6 +23,16 @@ constexpr FormatName kFormatNames[] = {
     {DescriptorFormat::kRootSift, "rootsift"},
 };
 
+struct DistributionName {
+  KeypointDistribution distribution;
+  const char* name;
+};
+
+constexpr DistributionName kDistributionNames[] = {
+    {KeypointDistribution::kGlobal, "global"},
+    {KeypointDistribution::kGrid, "grid"},
+};
+
 [[noreturn]] void reject(const std::string& what) {
   throw Error(ErrorCode::kInvalidArgument, "invalid SIFT parameter: " + what);
 }
@@ -47,9 +57,29 @@ bool parse_descriptor_format(const std::string& text, DescriptorFormat* format) 
   return false;
 }
 
+const char* keypoint_distribution_name(KeypointDistribution distribution) {
+  for (const DistributionName& entry : kDistributionNames) {
+    if (entry.distribution == distribution)
+      return entry.name;
+  }
+  return "unknown";
+}
+
+bool parse_keypoint_distribution(const std::string& text, KeypointDistribution* distribution) {
+  for (const DistributionName& entry : kDistributionNames) {
+    if (text == entry.name) {
+      *distribution = entry.distribution;
+      return true;
+    }
+  }
+  return false;
+}
+
 void validate(const SiftParams& p) {
   if (p.nfeatures < 0)
     reject("nfeatures must be >= 0, got " + std::to_string(p.nfeatures));
+  if (std::string(keypoint_distribution_name(p.distribution)) == "unknown")
+    reject("unknown keypoint distribution");
   if (p.n_octave_layers < 1 || p.n_octave_layers > kMaxOctaveLayers)
     reject("n_octave_layers must be in [1, " + std::to_string(kMaxOctaveLayers) + "], got " +
            std::to_string(p.n_octave_layers));

@@ -29,6 +29,8 @@ void validate(const SurfParams& p) {
   check_range("n_octave_layers", p.n_octave_layers, 1, kSurfMaxOctaveLayers);
   if (p.nfeatures < 0)
     reject("nfeatures must be >= 0, got " + std::to_string(p.nfeatures));
+  if (std::string(keypoint_distribution_name(p.distribution)) == "unknown")
+    reject("unknown keypoint distribution");
   check_range("max_keypoints", p.max_keypoints, 1, 1 << 22);
   switch (p.descriptor) {
     case DescriptorFormat::kNone:

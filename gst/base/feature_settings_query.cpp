@@ -10,7 +10,8 @@ namespace {
 // Only the method in use is written: the other method's parameters do not shape the features.
 void write_sift(GstStructure* s, const SiftParams& p) {
   gst_structure_set(s, "descriptor", G_TYPE_STRING, descriptor_format_name(p.descriptor),
-                    "nfeatures", G_TYPE_INT, p.nfeatures, "n-octave-layers", G_TYPE_INT,
+                    "nfeatures", G_TYPE_INT, p.nfeatures, "distribution", G_TYPE_STRING,
+                    keypoint_distribution_name(p.distribution), "n-octave-layers", G_TYPE_INT,
                     p.n_octave_layers, "max-keypoints", G_TYPE_INT, p.max_keypoints,
                     "contrast-threshold", G_TYPE_DOUBLE, static_cast<double>(p.contrast_threshold),
                     "edge-threshold", G_TYPE_DOUBLE, static_cast<double>(p.edge_threshold), "sigma",
@@ -20,7 +21,8 @@ void write_sift(GstStructure* s, const SiftParams& p) {
 
 void write_surf(GstStructure* s, const SurfParams& p) {
   gst_structure_set(s, "descriptor", G_TYPE_STRING, descriptor_format_name(p.descriptor),
-                    "nfeatures", G_TYPE_INT, p.nfeatures, "n-octave-layers", G_TYPE_INT,
+                    "nfeatures", G_TYPE_INT, p.nfeatures, "distribution", G_TYPE_STRING,
+                    keypoint_distribution_name(p.distribution), "n-octave-layers", G_TYPE_INT,
                     p.n_octave_layers, "max-keypoints", G_TYPE_INT, p.max_keypoints,
                     "hessian-threshold", G_TYPE_DOUBLE, p.hessian_threshold, "n-octaves",
                     G_TYPE_INT, p.n_octaves, "extended", G_TYPE_BOOLEAN, p.extended, "upright",
@@ -44,16 +46,19 @@ bool read_bool(const GstStructure* s, const char* name, bool* out) {
 }
 
 bool read_common(const GstStructure* s, DescriptorFormat* descriptor, int* nfeatures,
-                 int* n_octave_layers, int* max_keypoints) {
+                 KeypointDistribution* distribution, int* n_octave_layers, int* max_keypoints) {
   const char* name = gst_structure_get_string(s, "descriptor");
-  return name && parse_descriptor_format(name, descriptor) &&
+  const char* spread = gst_structure_get_string(s, "distribution");
+  return name && parse_descriptor_format(name, descriptor) && spread &&
+         parse_keypoint_distribution(spread, distribution) &&
          gst_structure_get_int(s, "nfeatures", nfeatures) &&
          gst_structure_get_int(s, "n-octave-layers", n_octave_layers) &&
          gst_structure_get_int(s, "max-keypoints", max_keypoints);
 }
 
 bool read_sift(const GstStructure* s, SiftParams* p) {
-  return read_common(s, &p->descriptor, &p->nfeatures, &p->n_octave_layers, &p->max_keypoints) &&
+  return read_common(s, &p->descriptor, &p->nfeatures, &p->distribution, &p->n_octave_layers,
+                     &p->max_keypoints) &&
          read_float(s, "contrast-threshold", &p->contrast_threshold) &&
          read_float(s, "edge-threshold", &p->edge_threshold) && read_float(s, "sigma", &p->sigma) &&
          read_bool(s, "upscale", &p->upscale) &&
@@ -61,7 +66,8 @@ bool read_sift(const GstStructure* s, SiftParams* p) {
 }
 
 bool read_surf(const GstStructure* s, SurfParams* p) {
-  return read_common(s, &p->descriptor, &p->nfeatures, &p->n_octave_layers, &p->max_keypoints) &&
+  return read_common(s, &p->descriptor, &p->nfeatures, &p->distribution, &p->n_octave_layers,
+                     &p->max_keypoints) &&
          gst_structure_get_double(s, "hessian-threshold", &p->hessian_threshold) &&
          gst_structure_get_int(s, "n-octaves", &p->n_octaves) &&
          read_bool(s, "extended", &p->extended) && read_bool(s, "upright", &p->upright);

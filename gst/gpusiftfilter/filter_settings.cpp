@@ -37,6 +37,18 @@ GType descriptor_enum_type() {
       });
 }
 
+GType distribution_enum_type() {
+  return static_enum_type<KeypointDistribution>(
+      "GstGpusiftDistribution",
+      {
+          {KeypointDistribution::kGlobal, "The strongest of the whole frame", "global"},
+          {KeypointDistribution::kGrid,
+           "Spread over a grid of cells sized from nfeatures and the frame: each cell's "
+           "strongest, round by round",
+           "grid"},
+      });
+}
+
 GType host_frame_access_enum_type() {
   return static_enum_type<HostFrameAccess>(
       "GstGpusiftHostFrameAccess",
@@ -94,6 +106,16 @@ void install_filter_properties(GObjectClass* klass) {
                        "Keep the N strongest keypoints by response; 0 keeps all", 0, G_MAXINT,
                        d.nfeatures, kMutablePlaying),
       [](FilterSettings& s) { return PropertyField(&s.features.sift.nfeatures); });
+  filter_properties().install(
+      klass, kPropDistribution,
+      g_param_spec_enum("distribution", "Distribution",
+                        "How nfeatures spreads over the frame: the strongest of the whole frame "
+                        "(global), or each cell's strongest over a grid of about nfeatures/4 "
+                        "cells, round by round (grid: keypoints for trackers, not bunched on "
+                        "texture); no effect without nfeatures",
+                        distribution_enum_type(), static_cast<gint>(d.distribution),
+                        kMutablePlaying),
+      [](FilterSettings& s) { return PropertyField(&s.features.sift.distribution); });
   filter_properties().install(
       klass, kPropNOctaveLayers,
       g_param_spec_int("n-octave-layers", "Octave layers",
@@ -183,6 +205,8 @@ bool set_filter_property(FilterSettings* s, guint id, const GValue* value) {
   SurfParams& surf = s->features.surf;
   if (id == kPropNfeatures)
     surf.nfeatures = sift.nfeatures;
+  if (id == kPropDistribution)
+    surf.distribution = sift.distribution;
   if (id == kPropNOctaveLayers)
     surf.n_octave_layers = sift.n_octave_layers;
   if (id == kPropDescriptor)

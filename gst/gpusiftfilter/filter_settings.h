@@ -55,6 +55,7 @@ enum FilterProperty {
   kPropUpright,
   kPropHostFrameAccess,
   kPropAnalytics,
+  kPropDistribution,
 };
 
 // max-frames-in-flight's blurb: 2 lets the GPU extract a frame while upstream makes the next one

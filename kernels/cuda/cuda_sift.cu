@@ -23,6 +23,7 @@
 #include "launch_fault_hook.h"
 #include "list_primitives.h"
 #include "pyramid_kernels.h"
+#include "spread_selection.h"
 #include "upload_band_plan.h"
 
 namespace gpusift {
@@ -153,6 +154,7 @@ struct CudaSiftExtractor::State {
   DeviceBuffer<float> responses, responses_sorted;
   DeviceBuffer<uint32_t> order, order_sorted;
   DeviceBuffer<uint8_t> keep, list_scratch;
+  DeviceBuffer<uint64_t> spread_keys, spread_keys_sorted;  // nfeatures spread over a grid only
 
   ResultSlot slots[kMaxInFlight];
   int oldest = 0, pending = 0;  // the ring of begun frames
@@ -180,6 +182,9 @@ struct CudaSiftExtractor::State {
   DeviceImage& gaussian(int o, int level) { return gaussian_levels_[o * levels() + level]; }
   DeviceImage& dog(int o, int level) { return dog_levels_[o * dogs() + level]; }
   size_t row_bytes() const { return kDescriptorLength * descriptor_bytes(params.descriptor); }
+  bool spreads_budget() const {
+    return params.nfeatures > 0 && params.distribution == KeypointDistribution::kGrid;
+  }
 
   int bound_for(int candidates) const {
     int bound = kInitialSortedBound;
@@ -258,6 +263,10 @@ void CudaSiftExtractor::State::allocate_lists() {
   order_sorted.reserve(kcap);
   keep.reserve(kcap);
   list_scratch.reserve(cuda::list_scratch_bytes(std::max(keypoint_capacity, candidate_capacity)));
+  if (spreads_budget()) {
+    spread_keys.reserve(kcap);
+    spread_keys_sorted.reserve(kcap);
+  }
   for (ResultSlot& slot : slots)
     slot.host_counts.reserve(kCountIndices);
 }
@@ -534,8 +543,20 @@ void CudaSiftExtractor::State::enqueue_features(ResultSlot& slot) {
     current = into;
     count = counters.get() + kept;
   };
-  if (params.nfeatures > 0)
+  if (spreads_budget()) {
+    Keypoint* into = selected.get();
+    const cuda::SpreadWork work{spread_keys.get(), spread_keys_sorted.get(),
+                                order.get(),       order_sorted.get(),
+                                keep.get(),        counters.get() + kStrongestKept};
+    const KeypointGrid grid =
+        keypoint_grid_for(slot.frame.width, slot.frame.height, params.nfeatures);
+    cuda::keep_spread_counted_on_device(scratch_space, work, grid, current, count,
+                                        keypoint_capacity, params.nfeatures, into, stream);
+    current = into;
+    count = counters.get() + kStrongestKept;
+  } else if (params.nfeatures > 0) {
     keep_at_most(params.nfeatures, kStrongestKept);
+  }
   if (keep_max_keypoints)
     keep_at_most(params.max_keypoints, kMaxKept);
 
@@ -822,7 +843,8 @@ size_t CudaSiftExtractor::reserved_device_bytes() const {
          s.indices.bytes() + s.indices_sorted.bytes() + s.counters.bytes() + s.peak_counts.bytes() +
          s.peak_offsets.bytes() + s.angles.bytes() + s.keypoints.bytes() + s.selected.bytes() +
          s.responses.bytes() + s.responses_sorted.bytes() + s.order.bytes() +
-         s.order_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + slot_bytes;
+         s.order_sorted.bytes() + s.keep.bytes() + s.list_scratch.bytes() + s.spread_keys.bytes() +
+         s.spread_keys_sorted.bytes() + slot_bytes;
 }
 
 }  // namespace gpusift

@@ -14,6 +14,7 @@
 #include "gpusift/host_copy.h"
 #include "launch_fault_hook.h"
 #include "list_primitives.h"
+#include "spread_selection.h"
 #include "surf_kernels.h"
 
 namespace gpusift {
@@ -71,6 +72,7 @@ struct CudaSurfExtractor::State {
   DeviceBuffer<uint32_t> binned, ranked, order, order_sorted;
   DeviceBuffer<float> responses, responses_sorted;
   DeviceBuffer<uint8_t> keep, list_scratch;
+  DeviceBuffer<uint64_t> spread_keys, spread_keys_sorted;  // nfeatures spread over a grid only
   // A row per candidate, as describing starts before the count is known. The kernels write each
   // keypoint and descriptor row to both: the host's copy crosses PCIe while they run, instead of
   // in a copy after them.
@@ -87,6 +89,9 @@ struct CudaSurfExtractor::State {
   int result_count = 0;
 
   float threshold() const { return static_cast<float>(params.hessian_threshold); }
+  bool spreads_budget() const {
+    return params.nfeatures > 0 && params.distribution == KeypointDistribution::kGrid;
+  }
   IntegralImageView integral_view() const {
     return IntegralImageView{integral.get(), width, height, integral_stride};
   }
@@ -104,6 +109,7 @@ struct CudaSurfExtractor::State {
   void describe(const Keypoint* kept, const int* count, cudaStream_t stream);
   void copy_descriptors_to_host(int count, cudaStream_t stream, Features* out);
   void keep_at_most(int limit, Keypoint** current, int* total, cudaStream_t stream);
+  void keep_spread(Keypoint** current, int* total, cudaStream_t stream);
   void run(const FrameView& frame, cudaStream_t stream, Features* out);
 };
 
@@ -143,6 +149,10 @@ void CudaSurfExtractor::State::allocate_lists(int needed) {
   responses_sorted.reserve(cap);
   keep.reserve(cap);
   list_scratch.reserve(cuda::list_scratch_bytes(wanted));
+  if (spreads_budget()) {
+    spread_keys.reserve(cap);
+    spread_keys_sorted.reserve(cap);
+  }
   const size_t descriptor_values = std::max<size_t>(cap * surf_descriptor_size(params), 1);
   descriptors.reserve(descriptor_values);
   host_descriptors.reserve(descriptor_values);
@@ -237,6 +247,21 @@ void CudaSurfExtractor::State::keep_at_most(int limit, Keypoint** current, int* 
   *total = limit;
 }
 
+// As the CPU's retain_spread: nfeatures over the frame's grid, left in the canonical order. The
+// count is the unique keypoints' on the device (counters[1]).
+void CudaSurfExtractor::State::keep_spread(Keypoint** current, int* total, cudaStream_t stream) {
+  const cuda::Scratch scratch{list_scratch.get(), list_scratch.bytes()};
+  const cuda::SpreadWork work{spread_keys.get(), spread_keys_sorted.get(),
+                              order.get(),       order_sorted.get(),
+                              keep.get(),        counters.get() + 2};
+  Keypoint* other = *current == keypoints.get() ? selected.get() : keypoints.get();
+  cuda::keep_spread_counted_on_device(
+      scratch, work, keypoint_grid_for(width, height, params.nfeatures), *current,
+      counters.get() + 1, capacity, params.nfeatures, other, stream);
+  *current = other;
+  *total = params.nfeatures;
+}
+
 void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, Features* out) {
   if (!lists_ready)
     allocate_lists(capacity);
@@ -281,7 +306,10 @@ void CudaSurfExtractor::State::run(const FrameView& frame, cudaStream_t stream, 
   Keypoint* current = keypoints.get();
   bool cut = false;
   if (params.nfeatures > 0 && total > params.nfeatures) {
-    keep_at_most(params.nfeatures, &current, &total, stream);
+    if (spreads_budget())
+      keep_spread(&current, &total, stream);
+    else
+      keep_at_most(params.nfeatures, &current, &total, stream);
     cut = true;
   }
   out->detected_count = total;
@@ -359,7 +387,8 @@ size_t CudaSurfExtractor::reserved_device_bytes() const {
          s.candidates.bytes() + s.oriented.bytes() + s.keypoints.bytes() + s.selected.bytes() +
          s.candidate_bins.bytes() + s.binned.bytes() + s.ranked.bytes() + s.order.bytes() +
          s.order_sorted.bytes() + s.responses.bytes() + s.responses_sorted.bytes() +
-         s.keep.bytes() + s.list_scratch.bytes() + s.descriptors.bytes() + s.counters.bytes();
+         s.keep.bytes() + s.list_scratch.bytes() + s.spread_keys.bytes() +
+         s.spread_keys_sorted.bytes() + s.descriptors.bytes() + s.counters.bytes();
 }
 
 }  // namespace gpusift

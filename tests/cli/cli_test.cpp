@@ -118,6 +118,20 @@ TEST_F(CliTest, CsvEqualsCpuBackendInProcess) {
   expect_rows_equal(lines, expected, false);
 }
 
+TEST_F(CliTest, DistributionGridSpreadsNfeaturesAsTheLibrary) {
+  const ChildResult r = run({"--backend", "cpu", "--nfeatures", "200", "--distribution", "grid",
+                             image("camera.png"), "-o", path("grid.csv")});
+  ASSERT_EQ(r.exit_status, 0) << r.err;
+  const cv::Mat gray = load_gray("camera.png");
+  SiftParams params;
+  params.nfeatures = 200;
+  params.distribution = KeypointDistribution::kGrid;
+  CpuSiftExtractor extractor(params);
+  const Features expected = extractor.extract(gray.data, gray.step, gray.cols, gray.rows);
+  ASSERT_EQ(expected.keypoints.size(), 200u);
+  expect_rows_equal(read_lines(path("grid.csv")), expected, false);
+}
+
 // -o - writes the same CSV to stdout, the summary going to stderr; nothing named "-" appears.
 TEST_F(CliTest, DashWritesTheCsvToStdout) {
   const ChildResult file = run({"--backend", "cpu", image("camera.png"), "-o", path("c.csv")});
@@ -404,6 +418,8 @@ const std::vector<BadInput>& bad_inputs() {
       {"UpscaleSeven", {"@DATA@/camera.png", "--upscale", "7", "-o", "@TMP@/out.csv"}},
       {"UnknownDescriptor", {"@DATA@/camera.png", "--descriptor", "foo", "-o", "@TMP@/out.csv"}},
       {"UnknownMethod", {"@DATA@/camera.png", "--method", "orb", "-o", "@TMP@/out.csv"}},
+      {"UnknownDistribution",
+       {"@DATA@/camera.png", "--distribution", "quadtree", "-o", "@TMP@/out.csv"}},
       {"SurfUint8Descriptor",
        {"@DATA@/camera.png", "--method", "surf", "--descriptor", "uint8", "-o", "@TMP@/o.csv"},
        "descriptor uint8 does not apply to SURF"},

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "feature_identity.h"
 #include "frame_factory.h"
 #include "gpusift/cpu_sift.h"
 #include "gpusift/cpu_surf.h"
@@ -449,6 +450,44 @@ TEST(GpusiftFilter, SurfPropertiesReachTheLibrary) {
   EXPECT_EQ(n_octaves, 3);
   EXPECT_TRUE(extended);
   EXPECT_TRUE(upright);
+  teardown(h);
+}
+
+// distribution=grid spreads nfeatures as the library does, for either method, and takes effect
+// from the next frame while playing.
+TEST(GpusiftFilter, DistributionSpreadsNfeaturesAsTheLibrary) {
+  const cv::Mat gray = load_gray("camera.png");
+  SiftParams sift = element_defaults();
+  sift.nfeatures = 300;
+  sift.distribution = KeypointDistribution::kGrid;
+  CpuSiftExtractor spread(sift);
+  sift.distribution = KeypointDistribution::kGlobal;
+  CpuSiftExtractor global(sift);
+  const Features expected_spread = spread.extract(gray.data, gray.step, gray.cols, gray.rows);
+  const Features expected_global = global.extract(gray.data, gray.step, gray.cols, gray.rows);
+  ASSERT_EQ(expected_spread.keypoints.size(), 300u);
+  ASSERT_FALSE(bit_identical(expected_spread, expected_global));
+
+  GstHarness* h = cpu_filter("nfeatures=300 distribution=grid");
+  gint distribution = -1;
+  g_object_get(h->element, "distribution", &distribution, nullptr);
+  EXPECT_EQ(distribution, static_cast<gint>(KeypointDistribution::kGrid));
+  GstBuffer* out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  expect_meta_equals(gst_buffer_get_keypoints_meta(out), expected_spread);
+  gst_buffer_unref(out);
+  gst_util_set_object_arg(G_OBJECT(h->element), "distribution", "global");
+  out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  expect_meta_equals(gst_buffer_get_keypoints_meta(out), expected_global);
+  gst_buffer_unref(out);
+
+  SurfParams surf;
+  surf.nfeatures = 300;
+  surf.distribution = KeypointDistribution::kGrid;
+  gst_util_set_object_arg(G_OBJECT(h->element), "distribution", "grid");
+  gst_util_set_object_arg(G_OBJECT(h->element), "method", "surf");
+  out = push_frame(h, gray, GST_VIDEO_FORMAT_GRAY8);
+  expect_meta_equals(gst_buffer_get_keypoints_meta(out), library_surf(gray, surf));
+  gst_buffer_unref(out);
   teardown(h);
 }
 

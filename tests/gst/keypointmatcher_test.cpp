@@ -292,6 +292,7 @@ TEST(KeypointMatcher, GpusiftfilterAnswersTheFeatureSettingsQuery) {
   g_object_set(filter, "contrast-threshold", 0.07, "sigma", 1.8, "upscale", TRUE, "nfeatures", 500,
                "n-octave-layers", 4, "edge-threshold", 12.0, "max-keypoints", 9000, "max-octaves",
                3, nullptr);
+  gst_util_set_object_arg(G_OBJECT(filter), "distribution", "grid");
   GstQuery* query = gpusift::gst::feature_settings_query_new();
   ASSERT_TRUE(gst_pad_query(src, query));
   FeatureConfig config;
@@ -304,6 +305,7 @@ TEST(KeypointMatcher, GpusiftfilterAnswersTheFeatureSettingsQuery) {
   EXPECT_FLOAT_EQ(config.sift.edge_threshold, 12.0f);
   EXPECT_TRUE(config.sift.upscale);
   EXPECT_EQ(config.sift.nfeatures, 500);
+  EXPECT_EQ(config.sift.distribution, KeypointDistribution::kGrid);
   EXPECT_EQ(config.sift.n_octave_layers, 4);
   EXPECT_EQ(config.sift.max_keypoints, 9000);
   EXPECT_EQ(config.sift.max_octaves, 3);
@@ -323,6 +325,7 @@ TEST(KeypointMatcher, GpusiftfilterAnswersTheFeatureSettingsQuery) {
   EXPECT_TRUE(config.surf.extended);
   EXPECT_TRUE(config.surf.upright);
   EXPECT_EQ(config.surf.nfeatures, 500);
+  EXPECT_EQ(config.surf.distribution, KeypointDistribution::kGrid);
 
   // Unanswered, the query parses as nothing.
   query = gpusift::gst::feature_settings_query_new();

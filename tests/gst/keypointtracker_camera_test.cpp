@@ -38,6 +38,8 @@ struct TrackedFrame {
   cv::Matx33d cumulative;
   bool cumulative_valid = false;
   guint64 frame_number = 0;
+  guint matches = 0;  // to the previous frame
+  guint inliers = 0;
 };
 
 struct CameraRun {
@@ -45,10 +47,11 @@ struct CameraRun {
   std::vector<TrackedFrame> frames;
 };
 
-// Renders the camera path and runs it through `description` (GRAY8 frames).
-CameraRun run_camera(const std::string& description, int count, cv::Size size) {
+// Renders the camera path over `image` and runs it through `description` (GRAY8 frames).
+CameraRun run_camera(const std::string& description, int count, cv::Size size,
+                     const std::string& image = "astronaut.png") {
   CameraRun run;
-  const cv::Mat source = load_bgr("astronaut.png");
+  const cv::Mat source = load_bgr(image);
   if (source.empty())
     return run;
   GstHarness* h = gst_harness_new_parse(description.c_str());
@@ -74,6 +77,8 @@ CameraRun run_camera(const std::string& description, int count, cv::Size size) {
       frame.cumulative = matrix_of(tracks->motion.cumulative);
       frame.cumulative_valid = tracks->motion.cumulative_valid;
       frame.frame_number = tracks->motion.frame_number;
+      frame.matches = tracks->motion.matches;
+      frame.inliers = tracks->motion.inliers;
       run.frames.push_back(frame);
     }
     gst_buffer_unref(out);
@@ -173,6 +178,49 @@ TEST(KeypointTrackerCamera, NinetyFramesOf720pFollowTheTrueMotionWithPersistentI
       }
     }
   }
+}
+
+// A budget of 500 keypoints spread over the grid follows the camera at least as well as the 500
+// strongest of the frame, which bunch on texture; both inlier ratios are printed. Deterministic
+// (CPU backend), so the comparison is exact; the margin is for changes to the extractor.
+TEST(KeypointTrackerCamera, SpreadBudgetFollowsTheCameraAsWellAsTheStrongest) {
+  const int count = 30;
+  const cv::Size size(1280, 720);
+  double global_sum = 0.0, grid_sum = 0.0;
+  for (const char* image : {"astronaut.png", "coffee.png", "chelsea.png"}) {
+    double error[2] = {0.0, 0.0};
+    const char* distributions[2] = {"global", "grid"};
+    for (int d = 0; d < 2; ++d) {
+      const CameraRun run =
+          run_camera(std::string("gpusiftfilter backend=cpu nfeatures=500 distribution=") +
+                         distributions[d] + " ! keypointtracker backend=cpu",
+                     count, size, image);
+      ASSERT_EQ(run.frames.size(), static_cast<size_t>(count)) << image;
+      guint matches = 0, inliers = 0;
+      for (const TrackedFrame& f : run.frames) {
+        matches += f.matches;
+        inliers += f.inliers;
+      }
+      // The mean over the frames: the last frame's error alone is one step of a random walk.
+      double last_error = 0.0;
+      for (int t = 1; t < count; ++t) {
+        const cv::Matx33d truth = run.truth[t] * run.truth.front().inv();
+        last_error = median_corner_error(run.frames[t].cumulative, truth, size);
+        error[d] += last_error / (count - 1);
+      }
+      std::printf(
+          "%-14s nfeatures=500 %-6s: corner error %.3f px over %d frames (last %.3f), inliers "
+          "%.3f of %.0f matches a frame\n",
+          image, distributions[d], error[d], count, last_error,
+          static_cast<double>(inliers) / std::max(matches, 1u),
+          static_cast<double>(matches) / (count - 1));
+      EXPECT_TRUE(run.frames.back().cumulative_valid) << image << " " << distributions[d];
+    }
+    global_sum += error[0];
+    grid_sum += error[1];
+  }
+  std::printf("mean corner error: global %.3f px, grid %.3f px\n", global_sum / 3, grid_sum / 3);
+  EXPECT_LE(grid_sum, global_sum);
 }
 
 // Every descriptor the extractors make is tracked: a short, smaller run of the same camera,

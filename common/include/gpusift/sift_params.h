@@ -17,6 +17,19 @@ const char* descriptor_format_name(DescriptorFormat format);
 // Accepts "none", "float", "uint8", "rootsift"; returns false for anything else.
 bool parse_descriptor_format(const std::string& text, DescriptorFormat* format);
 
+// How nfeatures spreads its budget over the frame.
+enum class KeypointDistribution {
+  kGlobal,  // the nfeatures strongest of the whole frame (OpenCV's nfeatures)
+  // Over a grid of cells sized from nfeatures and the frame (keypoint_grid.h): round by round,
+  // each cell's next strongest keypoint, the last round's strongest first. Textured regions
+  // cannot take the whole budget; cells without keypoints leave theirs to the others.
+  kGrid,
+};
+
+const char* keypoint_distribution_name(KeypointDistribution distribution);
+// Accepts "global" and "grid"; returns false for anything else.
+bool parse_keypoint_distribution(const std::string& text, KeypointDistribution* distribution);
+
 inline constexpr int kSiftDescriptorSize = 128;
 // Frames past these are refused before any allocation: the pyramid of a larger frame would not
 // fit the memory of the machines gpusift targets.
@@ -49,6 +62,7 @@ constexpr int default_max_octaves(bool upscale) {
 
 struct SiftParams {
   int nfeatures = 0;  // keep the strongest N by response; 0 keeps all
+  KeypointDistribution distribution = KeypointDistribution::kGlobal;  // of the nfeatures
   int n_octave_layers = 3;
   float contrast_threshold = 0.04f;
   float edge_threshold = 10.f;

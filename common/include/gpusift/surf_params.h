@@ -27,6 +27,7 @@ struct SurfParams {
   // kNone or kFloat: SURF's values are signed, so uint8 and rootsift are refused.
   DescriptorFormat descriptor = DescriptorFormat::kFloat;
   int nfeatures = 0;  // keep the strongest N by response; 0 keeps all
+  KeypointDistribution distribution = KeypointDistribution::kGlobal;  // of the nfeatures
   // Capacity of the keypoint list; past it the strongest are kept and the overflow is reported.
   int max_keypoints = 65536;
 };

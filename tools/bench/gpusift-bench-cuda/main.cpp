@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // gpusift-bench-cuda: the CUDA backend per frame size, from pinned host GRAY8 (upload included)
 // and from device memory, beside OpenCV's SIFT on the CPU in the same process; then CUDA SURF
-// beside CUDA SIFT without upscaling.
+// beside CUDA SIFT without upscaling. --tables sweep: time against keypoint count on busy frames
+// (sweep_tables.h).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -22,18 +23,72 @@
 #include "machine_info.h"
 #include "median_timing.h"
 #include "pnm_reader.h"
+#include "sweep_tables.h"
 
 namespace gpusift::tools {
 namespace {
 
 struct Options {
+  // "{size}" in the path stands for WxH: a file per size, as the reference's frames in
+  // ratio-rounds.sh; otherwise the image is resized to each size.
   std::string image = "tests/data/astronaut.pnm";
+  // --tables sweep: a fine texture and a cluttered photo.
+  std::vector<std::string> busy_images = {"tests/data/gravel.pnm", "tests/data/coffee.pnm"};
   int frames = 200;
   int warm_up = 10;
   int opencv_runs = 5;
-  bool sift_only = false;  // --tables sift: the SIFT table alone
+  std::string tables = "all";  // sift: the SIFT table alone; sweep: the busy frames' tables
+  std::vector<int> budgets = SweepOptions{}.budgets;
   std::vector<cv::Size> sizes = {{640, 480}, {1280, 720}, {1920, 1080}, {3840, 2160}};
 };
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = std::min(text.find(',', start), text.size());
+    parts.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return parts;
+}
+
+bool parse_budgets(const std::string& text, std::vector<int>* budgets) {
+  budgets->clear();
+  for (const std::string& part : split_commas(text)) {
+    char* end = nullptr;
+    const long value = std::strtol(part.c_str(), &end, 10);
+    if (part.empty() || *end != '\0' || value < 1 || value > (1 << 22))
+      return false;
+    budgets->push_back(static_cast<int>(value));
+  }
+  return true;
+}
+
+// GRAY8 at `size`: the image resized (area when shrinking, cubic when growing), or with "{size}"
+// in the path, the file of that size as it is.
+cv::Mat load_frame(const std::string& path, cv::Size size) {
+  const std::string marker = "{size}";
+  const size_t at = path.find(marker);
+  std::string file = path;
+  if (at != std::string::npos)
+    file.replace(at, marker.size(), std::to_string(size.width) + "x" + std::to_string(size.height));
+  cv::Mat source = testing::read_pnm(file);
+  if (source.empty())
+    throw std::runtime_error("cannot read " + file);
+  if (source.channels() == 3)
+    cv::cvtColor(source, source, cv::COLOR_BGR2GRAY);
+  if (at != std::string::npos) {
+    if (source.size() != size)
+      throw std::runtime_error(file + " is not " + std::to_string(size.width) + "x" +
+                               std::to_string(size.height));
+    return source;
+  }
+  cv::Mat frame;
+  cv::resize(source, frame, size, 0, 0,
+             size.width > source.cols ? cv::INTER_CUBIC : cv::INTER_AREA);
+  return frame;
+}
 
 bool parse_sizes(const std::string& text, std::vector<cv::Size>* sizes) {
   sizes->clear();
@@ -65,10 +120,15 @@ std::string parse_options(int argc, char** argv, Options* options) {
       options->warm_up = std::atoi(value.c_str());
     } else if (flag == "--opencv-runs") {
       options->opencv_runs = std::atoi(value.c_str());
+    } else if (flag == "--busy-images") {
+      options->busy_images = split_commas(value);
+    } else if (flag == "--budgets") {
+      if (!parse_budgets(value, &options->budgets))
+        return "bad --budgets " + value;
     } else if (flag == "--tables") {
-      if (value != "sift" && value != "all")
-        return "bad --tables " + value + " (sift or all)";
-      options->sift_only = value == "sift";
+      if (value != "sift" && value != "all" && value != "sweep")
+        return "bad --tables " + value + " (sift, all or sweep)";
+      options->tables = value;
     } else if (flag == "--sizes") {
       if (!parse_sizes(value, &options->sizes))
         return "bad --sizes " + value;
@@ -254,17 +314,22 @@ int run(const Options& options) {
   const OwnedCudaStream stream(device);
   cudaDeviceProp properties{};
   cudaGetDeviceProperties(&properties, device.id());
-  cv::Mat source = testing::read_pnm(options.image);
-  if (source.empty())
-    throw std::runtime_error("cannot read " + options.image);
-  if (source.channels() == 3)
-    cv::cvtColor(source, source, cv::COLOR_BGR2GRAY);
-
   std::printf(
       "gpusift-bench-cuda %s; GPU: %s; CPU: %s; OpenCV threads %d; median of %d frames "
       "after %d warm-up (CUDA events); OpenCV median of %d runs\n\n",
       current_utc_time().c_str(), properties.name, cpu_model_name().c_str(), cv::getNumThreads(),
       options.frames, options.warm_up, options.opencv_runs);
+  if (options.tables == "sweep") {
+    std::vector<NamedFrame> frames;
+    for (const std::string& image : options.busy_images) {
+      const std::string name = image.substr(image.find_last_of('/') + 1);
+      for (cv::Size size : options.sizes)
+        frames.push_back(NamedFrame{name, load_frame(image, size)});
+    }
+    print_sweep_tables(frames, SweepOptions{options.frames, options.warm_up, options.budgets},
+                       stream.get());
+    return 0;
+  }
   std::printf(
       "| size | mode | cuda ms (pinned GRAY8, with H2D) | cuda ms (device input) | cuda ms "
       "(pageable GRAY8, staged) | cuda kp | OpenCV ms | OpenCV kp | OpenCV / cuda "
@@ -273,9 +338,7 @@ int run(const Options& options) {
   std::vector<cv::Mat> frames;
   std::vector<Row> sift_native;  // upscale off, for the SURF table
   for (cv::Size size : options.sizes) {
-    cv::Mat frame;
-    cv::resize(source, frame, size, 0, 0,
-               size.width > source.cols ? cv::INTER_CUBIC : cv::INTER_AREA);
+    const cv::Mat frame = load_frame(options.image, size);
     std::vector<cv::KeyPoint> keypoints;
     cv::Mat descriptors;
     const double opencv_ms = median_milliseconds(options.opencv_runs, [&] {
@@ -294,7 +357,7 @@ int run(const Options& options) {
       "\nModes: off, upscale off with OpenCV's sigma 1.6; video, gpusiftfilter's defaults "
       "(upscale off, sigma 0.8, five octaves); on, OpenCV's defaults (parity). OpenCV always "
       "doubles the image; its time is repeated on the off and video rows for reference.\n\n");
-  if (options.sift_only)
+  if (options.tables == "sift")
     return 0;
   print_host_frame_access(sift_native);
 
@@ -322,8 +385,9 @@ int main(int argc, char** argv) {
   if (!error.empty()) {
     std::fprintf(
         stderr,
-        "gpusift-bench-cuda: %s\nusage: gpusift-bench-cuda [--image IMAGE.pnm] "
-        "[--frames N] [--warm-up N] [--opencv-runs N] [--sizes WxH,...] [--tables sift|all]\n",
+        "gpusift-bench-cuda: %s\nusage: gpusift-bench-cuda [--image IMAGE.pnm|NAME-{size}.pgm] "
+        "[--frames N] [--warm-up N] [--opencv-runs N] [--sizes WxH,...] "
+        "[--tables sift|all|sweep] [--busy-images A.pnm,B.pnm] [--budgets N,...]\n",
         error.c_str());
     return 2;
   }

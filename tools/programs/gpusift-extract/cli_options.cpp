@@ -45,6 +45,11 @@ const ValueOption kValueOptions[] = {
        return parse_int(v, 0, INT_MAX, &o->config.sift.nfeatures) &&
               parse_int(v, 0, INT_MAX, &o->config.surf.nfeatures);
      }},
+    {"--distribution", "global or grid", Scope::kAnyMethod,
+     [](const std::string& v, ExtractOptions* o) {
+       return parse_keypoint_distribution(v, &o->config.sift.distribution) &&
+              parse_keypoint_distribution(v, &o->config.surf.distribution);
+     }},
     {"--descriptor", "float, uint8, rootsift or none", Scope::kAnyMethod,
      [](const std::string& v, ExtractOptions* o) {
        return parse_descriptor_format(v, &o->config.sift.descriptor) &&
@@ -183,6 +188,8 @@ const char* extract_usage() {
          "  --method sift|surf        feature type (default sift)\n"
          "  --backend cpu|cuda|auto   default auto: cuda when a device is present, else cpu\n"
          "  --nfeatures N             keep the N strongest keypoints (default 0: all)\n"
+         "  --distribution global|grid   nfeatures over the whole image (default global) or\n"
+         "                            spread over a grid of about N/4 cells\n"
          "  --descriptor float|uint8|rootsift|none   default float; SURF: float or none\n"
          "  --n-octave-layers N       default 3\n"
          "  --max-keypoints N         keypoint capacity (default 65536)\n"

@@ -4,9 +4,11 @@
 # repository), round by round on the GPU host: gpusift-bench-cuda's video-mode row (pinned GRAY8
 # with the upload) against the reference's median on the same sizes. The order alternates, ours
 # first in odd rounds and the reference first in even ones, since a round's first program can read
-# 5-10 % slower. Env: REFERENCE, a command taking `--image FILE.pgm` and printing
-# `size WxH median_ms X`; FRAMES, a folder of NAME-WxH.pgm frames (NAME from IMAGE, default
-# astronaut); ROUNDS (4), SIZES, BENCH; logs and each round's output go to $OUT.
+# 5-10 % slower. Both sides read the same frames. Env: REFERENCE, a command taking
+# `--image FILE.pgm` and printing `size WxH median_ms X` (and `keypoints K`, which the table
+# sets beside ours); FRAMES, a folder of NAME-WxH.pgm frames (NAME from IMAGE, default
+# astronaut; gravel and coffee are the busy ones); ROUNDS (4), SIZES, BENCH; logs and each
+# round's output go to $OUT.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${OUT:-/tmp/gpusift-ratio-rounds}
@@ -22,7 +24,8 @@ done
 mkdir -p "$out"
 
 ours() {
-  "$bench" --frames 200 --opencv-runs 1 --tables sift --sizes "$sizes" > "$out/ours-$1.md" 2> "$out/ours-$1.err"
+  "$bench" --image "$FRAMES/$image-{size}.pgm" --frames 200 --opencv-runs 1 --tables sift \
+    --sizes "$sizes" > "$out/ours-$1.md" 2> "$out/ours-$1.err"
 }
 reference() {
   : > "$out/reference-$1.txt"
