@@ -2,6 +2,7 @@
 #include "gpusift/sift_params.h"
 
 #include <cmath>
+#include <cstddef>
 #include <string>
 
 #include "gpusift/error.h"
@@ -11,27 +12,44 @@ namespace gpusift {
 
 namespace {
 
-struct FormatName {
-  DescriptorFormat format;
+// An enum value and its name, for the parameters spelled as words.
+template <typename E>
+struct Named {
+  E value;
   const char* name;
 };
 
-constexpr FormatName kFormatNames[] = {
+constexpr Named<DescriptorFormat> kFormatNames[] = {
     {DescriptorFormat::kNone, "none"},
     {DescriptorFormat::kFloat, "float"},
     {DescriptorFormat::kUint8, "uint8"},
     {DescriptorFormat::kRootSift, "rootsift"},
 };
 
-struct DistributionName {
-  KeypointDistribution distribution;
-  const char* name;
-};
-
-constexpr DistributionName kDistributionNames[] = {
+constexpr Named<KeypointDistribution> kDistributionNames[] = {
     {KeypointDistribution::kGlobal, "global"},
     {KeypointDistribution::kGrid, "grid"},
 };
+
+template <typename E, size_t N>
+const char* name_in(const Named<E> (&table)[N], E value) {
+  for (const Named<E>& entry : table) {
+    if (entry.value == value)
+      return entry.name;
+  }
+  return "unknown";
+}
+
+template <typename E, size_t N>
+bool parse_in(const Named<E> (&table)[N], const std::string& text, E* value) {
+  for (const Named<E>& entry : table) {
+    if (text == entry.name) {
+      *value = entry.value;
+      return true;
+    }
+  }
+  return false;
+}
 
 [[noreturn]] void reject(const std::string& what) {
   throw Error(ErrorCode::kInvalidArgument, "invalid SIFT parameter: " + what);
@@ -40,39 +58,19 @@ constexpr DistributionName kDistributionNames[] = {
 }  // namespace
 
 const char* descriptor_format_name(DescriptorFormat format) {
-  for (const FormatName& entry : kFormatNames) {
-    if (entry.format == format)
-      return entry.name;
-  }
-  return "unknown";
+  return name_in(kFormatNames, format);
 }
 
 bool parse_descriptor_format(const std::string& text, DescriptorFormat* format) {
-  for (const FormatName& entry : kFormatNames) {
-    if (text == entry.name) {
-      *format = entry.format;
-      return true;
-    }
-  }
-  return false;
+  return parse_in(kFormatNames, text, format);
 }
 
 const char* keypoint_distribution_name(KeypointDistribution distribution) {
-  for (const DistributionName& entry : kDistributionNames) {
-    if (entry.distribution == distribution)
-      return entry.name;
-  }
-  return "unknown";
+  return name_in(kDistributionNames, distribution);
 }
 
 bool parse_keypoint_distribution(const std::string& text, KeypointDistribution* distribution) {
-  for (const DistributionName& entry : kDistributionNames) {
-    if (text == entry.name) {
-      *distribution = entry.distribution;
-      return true;
-    }
-  }
-  return false;
+  return parse_in(kDistributionNames, text, distribution);
 }
 
 void validate(const SiftParams& p) {

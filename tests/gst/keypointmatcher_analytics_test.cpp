@@ -50,34 +50,6 @@ GstBuffer* push_at(GstHarness* h, const cv::Mat& bgr, int frame) {
   return push_and_pull(h, in);
 }
 
-// The last "keypointmatcher" message's corners, inliers and matches.
-struct Reported {
-  bool found = false;
-  std::vector<double> corners;
-  guint inliers = 0, matches = 0;
-};
-
-Reported last_message(GstHarness* h) {
-  Reported r;
-  auto messages = bus_messages(h, GST_MESSAGE_ELEMENT);
-  for (GstMessage* m : messages) {
-    const GstStructure* s = gst_message_get_structure(m);
-    if (!gst_structure_has_name(s, "keypointmatcher"))
-      continue;
-    gboolean found = FALSE;
-    gst_structure_get_boolean(s, "found", &found);
-    r.found = found;
-    gst_structure_get_uint(s, "inliers", &r.inliers);
-    gst_structure_get_uint(s, "matches", &r.matches);
-    r.corners.clear();
-    if (const GValue* corners = gst_structure_get_value(s, "corners"))
-      for (guint i = 0; i < gst_value_array_get_size(corners); ++i)
-        r.corners.push_back(g_value_get_double(gst_value_array_get_value(corners, i)));
-  }
-  unref_all(&messages);
-  return r;
-}
-
 // What a reader of the analytics API finds on a buffer: the one object-detection result and the
 // results related to it.
 struct Results {
@@ -143,7 +115,7 @@ TEST(KeypointMatcherAnalytics, EveryFoundObjectIsADetectionWithItsTrackAndSuppor
     const ObjectScene& scene = scenes[i];
     GstBuffer* out = push_at(h, scene.bgr, static_cast<int>(i));
     ASSERT_NE(out, nullptr);
-    const Reported reported = last_message(h);
+    const MatcherReport reported = last_matcher_report(h);
     ASSERT_TRUE(reported.found) << scene.name;
     ASSERT_EQ(reported.corners.size(), 8u);
     const Results r = read_results(out);

@@ -57,33 +57,6 @@ int count_metas(GstBuffer* buffer, GType api) {
   return count;
 }
 
-// The detection's message fields for the figures the suite prints.
-struct FrameReport {
-  bool found = false;
-  guint matches = 0;
-  guint inliers = 0;
-  std::string reason;
-};
-
-FrameReport last_report(GstHarness* h) {
-  FrameReport report;
-  auto messages = bus_messages(h, GST_MESSAGE_ELEMENT);
-  for (GstMessage* m : messages) {
-    const GstStructure* s = gst_message_get_structure(m);
-    if (!gst_structure_has_name(s, "keypointmatcher"))
-      continue;
-    gboolean found = FALSE;
-    gst_structure_get_boolean(s, "found", &found);
-    report.found = found;
-    gst_structure_get_uint(s, "matches", &report.matches);
-    gst_structure_get_uint(s, "inliers", &report.inliers);
-    const char* reason = gst_structure_get_string(s, "reason");
-    report.reason = reason ? reason : "";
-  }
-  unref_all(&messages);
-  return report;
-}
-
 // The error the harness's elements posted, with its domain and code checked.
 std::string error_text(GstHarness* h, GQuark domain, gint code) {
   auto errors = bus_messages(h, GST_MESSAGE_ERROR);
@@ -109,7 +82,7 @@ TEST(KeypointMatcher, FindsTheReferenceInEveryPositiveSceneWithinTwoPixels) {
   for (const ObjectScene& scene : scenes) {
     GstBuffer* out = push_scene(h, scene.bgr);
     ASSERT_NE(out, nullptr) << scene.name;
-    const FrameReport report = last_report(h);
+    const MatcherReport report = last_matcher_report(h);
     GstKeypointsObjectMeta* meta = gst_buffer_get_keypoints_object_meta(out);
     ASSERT_NE(meta, nullptr) << scene.name << ": not found (" << report.reason << ", "
                              << report.matches << " matches, " << report.inliers << " inliers)";
@@ -159,7 +132,7 @@ TEST(KeypointMatcher, FindsNothingInFiftyScenesWithoutTheReference) {
   for (const ObjectScene& scene : scenes) {
     GstBuffer* out = push_scene(h, scene.bgr);
     ASSERT_NE(out, nullptr) << scene.name;
-    const FrameReport report = last_report(h);
+    const MatcherReport report = last_matcher_report(h);
     if (gst_buffer_get_keypoints_object_meta(out) ||
         gst_buffer_get_video_region_of_interest_meta(out)) {
       ++detections;

@@ -113,6 +113,30 @@ GstBuffer* push_and_pull(GstHarness* h, GstBuffer* buffer) {
   return gst_harness_pull(h);
 }
 
+MatcherReport last_matcher_report(GstHarness* h) {
+  MatcherReport report;
+  auto messages = bus_messages(h, GST_MESSAGE_ELEMENT);
+  for (GstMessage* m : messages) {
+    const GstStructure* s = gst_message_get_structure(m);
+    if (!gst_structure_has_name(s, "keypointmatcher"))
+      continue;
+    report = MatcherReport{};
+    gboolean found = FALSE;
+    gst_structure_get_boolean(s, "found", &found);
+    report.found = found;
+    gst_structure_get_uint(s, "matches", &report.matches);
+    gst_structure_get_uint(s, "inliers", &report.inliers);
+    const char* reason = gst_structure_get_string(s, "reason");
+    report.reason = reason ? reason : "";
+    if (const GValue* corners = gst_structure_get_value(s, "corners")) {
+      for (guint i = 0; i < gst_value_array_get_size(corners); ++i)
+        report.corners.push_back(g_value_get_double(gst_value_array_get_value(corners, i)));
+    }
+  }
+  unref_all(&messages);
+  return report;
+}
+
 cv::Matx33d matrix_of(const gdouble* m) {
   return cv::Matx33d(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]);
 }

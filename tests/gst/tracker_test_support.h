@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Shared by the keypointtracker suites: a harness around the element, its bus, synthetic frames
-// whose keypoints move by a known motion, and the leaks tracer's count of live objects.
+// Shared by the keypointtracker and keypointmatcher suites: a harness around the element, its bus,
+// synthetic frames whose keypoints move by a known motion, and the leaks tracer's count of live
+// objects.
 #pragma once
 
 #include <gst/check/gstharness.h>
@@ -47,6 +48,16 @@ GstBuffer* buffer_with_keypoints(const SyntheticFrame& frame, cv::Size size);
 
 // Pushes and pulls one buffer; nullptr when the push fails.
 GstBuffer* push_and_pull(GstHarness* h, GstBuffer* buffer);
+
+// The last "keypointmatcher" element message's fields (all zero when none was posted).
+struct MatcherReport {
+  bool found = false;
+  guint matches = 0;
+  guint inliers = 0;
+  std::string reason;
+  std::vector<double> corners;  // x0, y0, ... x3, y3 when found
+};
+MatcherReport last_matcher_report(GstHarness* h);
 
 cv::Matx33d matrix_of(const gdouble* row_major);
 // The largest distance between the images of the frame's corners under a and b.
