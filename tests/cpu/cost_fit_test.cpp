@@ -32,13 +32,5 @@ TEST(CostFit, NeedsTwoDistinctCounts) {
   EXPECT_FALSE(fit_cost({{500, 0.3}, {500, 0.4}}).valid);
 }
 
-TEST(CostFit, NearestCountPicksTheClosestPoint) {
-  const std::vector<CostPoint> points = {{100, 0.2}, {2100, 0.3}, {5000, 0.5}};
-  EXPECT_EQ(nearest_count(points, 2000).keypoints, 2100);
-  EXPECT_EQ(nearest_count(points, 0).keypoints, 100);
-  EXPECT_EQ(nearest_count(points, 99999).keypoints, 5000);
-  EXPECT_EQ(nearest_count({}, 10).keypoints, 0);
-}
-
 }  // namespace
 }  // namespace gpusift::tools

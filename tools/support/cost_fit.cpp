@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 namespace gpusift::tools {
 
@@ -32,19 +31,6 @@ CostFit fit_cost(const std::vector<CostPoint>& points) {
         std::max(fit.worst_residual_ms, std::abs(p.ms - (fit.fixed_ms + slope_ms * p.keypoints)));
   fit.valid = true;
   return fit;
-}
-
-CostPoint nearest_count(const std::vector<CostPoint>& points, int keypoints) {
-  CostPoint best{0, 0.0};
-  long best_distance = -1;
-  for (const CostPoint& p : points) {
-    const long distance = std::labs(static_cast<long>(p.keypoints) - keypoints);
-    if (best_distance < 0 || distance < best_distance) {
-      best = p;
-      best_distance = distance;
-    }
-  }
-  return best;
 }
 
 }  // namespace gpusift::tools

@@ -22,8 +22,4 @@ struct CostFit {
 
 CostFit fit_cost(const std::vector<CostPoint>& points);
 
-// The sweep's point whose count is nearest `keypoints`, for reading a time at a count (none:
-// {0, 0}).
-CostPoint nearest_count(const std::vector<CostPoint>& points, int keypoints);
-
 }  // namespace gpusift::tools
