@@ -6,6 +6,7 @@
 #pragma once
 
 #include <gst/gst.h>
+#include <gst/video/video.h>
 
 namespace gpusift::fuzz {
 
@@ -21,5 +22,27 @@ inline void init_gstreamer_quietly(bool with_plugins) {
   }();
   (void)initialised;
 }
+
+// The SCALE transform GstBaseTransform's metadata copy passes for videoscale: from a 64x48 GRAY8
+// frame to width x height (any values, the harness's input). Not copyable: the transform points
+// into it.
+class ScaleTransform {
+ public:
+  ScaleTransform(gint width, gint height) {
+    gst_video_info_set_format(&in_info_, GST_VIDEO_FORMAT_GRAY8, 64, 48);
+    gst_video_info_init(&out_info_);
+    out_info_.finfo = in_info_.finfo;
+    out_info_.width = width;
+    out_info_.height = height;
+  }
+  ScaleTransform(const ScaleTransform&) = delete;
+  ScaleTransform& operator=(const ScaleTransform&) = delete;
+
+  GstVideoMetaTransform* get() { return &transform_; }
+
+ private:
+  GstVideoInfo in_info_, out_info_;
+  GstVideoMetaTransform transform_{&in_info_, &out_info_};
+};
 
 }  // namespace gpusift::fuzz

@@ -303,13 +303,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     out_width = 32;
     out_height = 40;
   }
-  GstVideoInfo in_info, out_info;
-  gst_video_info_set_format(&in_info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  gst_video_info_init(&out_info);
-  out_info.finfo = in_info.finfo;
-  out_info.width = out_width;
-  out_info.height = out_height;
-  GstVideoMetaTransform scale = {&in_info, &out_info};
+  gpusift::fuzz::ScaleTransform scale(out_width, out_height);
   const gsize region_offset = input.take<uint8_t>() % 64;
   const uint8_t region_size = input.take<uint8_t>();
   const gssize region = region_size ? region_size % (64 - region_offset) + 1 : -1;
@@ -320,13 +314,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     k.keypoint_bytes = meta->keypoint_bytes;
     k.descriptor_bytes = meta->descriptor_bytes;
     *meta = k;
-    read_keypoints_meta(buffer, meta, &scale, region_offset, region);
+    read_keypoints_meta(buffer, meta, scale.get(), region_offset, region);
   }
   if (tracks) {
     t.meta = tracks->meta;
     t.track_bytes = tracks->track_bytes;
     *tracks = t;
-    read_tracks_meta(buffer, tracks, &scale, region_offset, region);
+    read_tracks_meta(buffer, tracks, scale.get(), region_offset, region);
   }
   // The buffer's own free must not trip over the lies either.
   gst_buffer_unref(buffer);

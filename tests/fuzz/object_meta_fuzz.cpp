@@ -145,19 +145,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   gst_buffer_unref(copy);
 
   // SCALE, as GstBaseTransform's metadata copy calls it for videoscale, on every meta.
-  GstVideoInfo in_info, out_info;
-  gst_video_info_set_format(&in_info, GST_VIDEO_FORMAT_GRAY8, 64, 48);
-  gst_video_info_init(&out_info);
-  out_info.finfo = in_info.finfo;
-  out_info.width = out_width;
-  out_info.height = out_height;
-  GstVideoMetaTransform scale = {&in_info, &out_info};
+  gpusift::fuzz::ScaleTransform scale(out_width, out_height);
   GstBuffer* scaled = gst_buffer_new();
   state = nullptr;
   while (GstMeta* meta =
              gst_buffer_iterate_meta_filtered(buffer, &state, GST_KEYPOINTS_OBJECT_META_API_TYPE))
     meta->info->transform_func(scaled, meta, buffer, gst_video_meta_transform_scale_get_quark(),
-                               &scale);
+                               scale.get());
   state = nullptr;
   while (GstMeta* meta =
              gst_buffer_iterate_meta_filtered(scaled, &state, GST_KEYPOINTS_OBJECT_META_API_TYPE)) {
